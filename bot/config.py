@@ -1,0 +1,200 @@
+"""Frozen settings from a TOML file plus DUELBOT_* environment overrides.
+
+The Discord token is read from the environment only (DISCORD_TOKEN), never from a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///duelbot.db"
+DEFAULT_API_BASE_URL = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+
+
+class ConfigError(Exception):
+    """The configuration file or an override is invalid; the message says which key."""
+
+
+@dataclass(frozen=True)
+class DatabaseSettings:
+    url: str = DEFAULT_DATABASE_URL
+    echo: bool = False
+
+
+@dataclass(frozen=True)
+class DiscordSettings:
+    api_base_url: str = DEFAULT_API_BASE_URL
+    gateway_url: str = DEFAULT_GATEWAY_URL
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+    # Guild ids to sync slash commands to instantly (development); empty = global sync.
+    sync_guild_ids: tuple[int, ...] = ()
+    sync_commands: bool = True
+
+
+@dataclass(frozen=True)
+class DuelSettings:
+    ruleset: str = "rule-2.14"
+    thread_per_duel: bool = False
+    auto_close: bool = True
+    reminders: tuple[str, ...] = ("24h", "1h")
+    close_when_all_submitted: bool = False
+    # Server defaults; admins change them per server with /config.
+    change_of_choice: bool = False
+    missing_move: str = "none"
+    locked_blocks_retreat: bool = False
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    outbox_poll_seconds: float = 1.0
+    scheduler_poll_seconds: float = 5.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    database: DatabaseSettings = field(default_factory=DatabaseSettings)
+    discord: DiscordSettings = field(default_factory=DiscordSettings)
+    duels: DuelSettings = field(default_factory=DuelSettings)
+    workers: WorkerSettings = field(default_factory=WorkerSettings)
+    log_level: str = "INFO"
+
+
+def _section(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"[{name}] must be a table.")
+    return value
+
+
+def _typed(section: str, key: str, value: Any, kind: type) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind is int and isinstance(value, bool):
+        raise ConfigError(f"[{section}] {key} must be an integer, not {value!r}.")
+    if not isinstance(value, kind):
+        raise ConfigError(f"[{section}] {key} must be a {kind.__name__}, not {value!r}.")
+    return value
+
+
+def _int_tuple(section: str, key: str, value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        raise ConfigError(f"[{section}] {key} must be a list of integers.")
+    return tuple(value)
+
+
+def load_settings(
+    path: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
+) -> Settings:
+    """Settings from ``path`` (or $DUELBOT_CONFIG, or ./config.toml if present) and env."""
+    env = os.environ if env is None else env
+    chosen = path or env.get("DUELBOT_CONFIG")
+    data: dict[str, Any] = {}
+    if chosen:
+        file = Path(chosen)
+        if not file.is_file():
+            raise ConfigError(f"Config file {str(file)!r} does not exist.")
+        data = _read(file)
+    elif Path("config.toml").is_file():
+        data = _read(Path("config.toml"))
+
+    db = _section(data, "database")
+    dc = _section(data, "discord")
+    du = _section(data, "duels")
+    wk = _section(data, "workers")
+    lg = _section(data, "logging")
+    for name, section, allowed in (
+        ("database", db, {"url", "echo"}),
+        ("discord", dc, {"api_base_url", "gateway_url", "shard_count", "shard_ids",
+                         "sync_guild_ids", "sync_commands", "token"}),
+        ("duels", du, set(DuelSettings.__dataclass_fields__)),
+        ("workers", wk, set(WorkerSettings.__dataclass_fields__)),
+        ("logging", lg, {"level"}),
+    ):
+        unknown = set(section) - allowed
+        if unknown:
+            raise ConfigError(f"Unknown key(s) in [{name}]: {', '.join(sorted(unknown))}.")
+    if "token" in dc:
+        raise ConfigError(
+            "Do not put the bot token in a file: set the DISCORD_TOKEN environment variable."
+        )
+
+    database = DatabaseSettings(
+        url=env.get("DUELBOT_DATABASE_URL")
+        or _typed("database", "url", db.get("url", DEFAULT_DATABASE_URL), str),
+        echo=_typed("database", "echo", db.get("echo", False), bool),
+    )
+    shard_count = dc.get("shard_count")
+    shard_ids = dc.get("shard_ids")
+    discord = DiscordSettings(
+        api_base_url=env.get("DUELBOT_DISCORD_API_BASE_URL")
+        or _typed("discord", "api_base_url", dc.get("api_base_url", DEFAULT_API_BASE_URL), str),
+        gateway_url=env.get("DUELBOT_DISCORD_GATEWAY_URL")
+        or _typed("discord", "gateway_url", dc.get("gateway_url", DEFAULT_GATEWAY_URL), str),
+        shard_count=None if shard_count is None else _typed(
+            "discord", "shard_count", shard_count, int),
+        shard_ids=None if shard_ids is None else _int_tuple("discord", "shard_ids", shard_ids),
+        sync_guild_ids=_int_tuple("discord", "sync_guild_ids", dc.get("sync_guild_ids", [])),
+        sync_commands=_typed("discord", "sync_commands", dc.get("sync_commands", True), bool),
+    )
+    if discord.shard_count is not None and discord.shard_count < 1:
+        raise ConfigError("[discord] shard_count must be at least 1.")
+    if discord.shard_ids is not None:
+        if discord.shard_count is None:
+            raise ConfigError("[discord] shard_ids needs shard_count.")
+        bad = [i for i in discord.shard_ids if not 0 <= i < discord.shard_count]
+        if bad:
+            raise ConfigError(f"[discord] shard_ids {bad} are outside 0..shard_count-1.")
+
+    defaults = DuelSettings()
+    duels = DuelSettings(
+        ruleset=_typed("duels", "ruleset", du.get("ruleset", defaults.ruleset), str),
+        thread_per_duel=_typed("duels", "thread_per_duel",
+                               du.get("thread_per_duel", defaults.thread_per_duel), bool),
+        auto_close=_typed("duels", "auto_close", du.get("auto_close", defaults.auto_close), bool),
+        reminders=tuple(_typed("duels", "reminders", du.get("reminders", list(defaults.reminders)),
+                               list)),
+        close_when_all_submitted=_typed(
+            "duels", "close_when_all_submitted",
+            du.get("close_when_all_submitted", defaults.close_when_all_submitted), bool),
+        change_of_choice=_typed("duels", "change_of_choice",
+                                du.get("change_of_choice", defaults.change_of_choice), bool),
+        missing_move=_typed("duels", "missing_move",
+                            du.get("missing_move", defaults.missing_move), str),
+        locked_blocks_retreat=_typed(
+            "duels", "locked_blocks_retreat",
+            du.get("locked_blocks_retreat", defaults.locked_blocks_retreat), bool),
+    )
+    if duels.missing_move not in ("none", "forfeit"):
+        raise ConfigError('[duels] missing_move must be "none" or "forfeit".')
+    if not all(isinstance(r, str) for r in duels.reminders):
+        raise ConfigError('[duels] reminders must be a list of durations such as "24h".')
+    wdefaults = WorkerSettings()
+    workers = WorkerSettings(
+        outbox_poll_seconds=_typed("workers", "outbox_poll_seconds",
+                                   wk.get("outbox_poll_seconds", wdefaults.outbox_poll_seconds),
+                                   float),
+        scheduler_poll_seconds=_typed(
+            "workers", "scheduler_poll_seconds",
+            wk.get("scheduler_poll_seconds", wdefaults.scheduler_poll_seconds), float),
+    )
+    level = env.get("DUELBOT_LOG_LEVEL") or _typed("logging", "level", lg.get("level", "INFO"),
+                                                    str)
+    return Settings(database=database, discord=discord, duels=duels, workers=workers,
+                    log_level=level.upper())
+
+
+def _read(file: Path) -> dict[str, Any]:
+    try:
+        with file.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML ({exc}).") from None

@@ -1,0 +1,7 @@
+"""Pure rules engine: no Discord, no database, no I/O. Importing it registers the rulesets."""
+
+from bot.rules import rule_2_14
+from bot.rules.base import RoundResult, Ruleset, get_ruleset, ruleset_ids
+from bot.rules.errors import RulesError
+
+__all__ = ["RoundResult", "RulesError", "Ruleset", "get_ruleset", "rule_2_14", "ruleset_ids"]

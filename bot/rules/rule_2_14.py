@@ -1,0 +1,420 @@
+"""Rule 2.14 Duelling: the core ruleset (interpretation in docs/rules/rule-2.14.md)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, Literal
+
+from bot.rules.base import (
+    SIDES,
+    LogEvent,
+    MoveSpec,
+    RoundResult,
+    Ruleset,
+    Side,
+    other_side,
+    register,
+)
+from bot.rules.dice import DiceSource, Roll
+from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats
+
+RULESET_ID = "rule-2.14"
+
+FULL_FRONTAL_STRIKE = "full_frontal_strike"
+SIDE_SWIPE = "side_swipe"
+LOCK_ATTEMPT = "lock_attempt"
+EVADE = "evade"
+RETREAT = "retreat"
+
+ATTACKS = frozenset({FULL_FRONTAL_STRIKE, SIDE_SWIPE})
+DEFENCES = frozenset({LOCK_ATTEMPT, EVADE})
+
+MOVES: tuple[MoveSpec, ...] = (
+    MoveSpec(FULL_FRONTAL_STRIKE, "Full Frontal Strike", "attack", ("ffs", "frontal")),
+    MoveSpec(SIDE_SWIPE, "Side Swipe", "attack", ("ss", "swipe")),
+    MoveSpec(LOCK_ATTEMPT, "Lock Attempt", "defence", ("lock", "la")),
+    MoveSpec(EVADE, "Evade", "defence", ("ev",)),
+    MoveSpec(RETREAT, "Retreat", "retreat", ("flee",)),
+)
+MOVE_IDS: tuple[str, ...] = tuple(m.id for m in MOVES)
+LABELS: dict[str, str] = {m.id: m.label for m in MOVES}
+
+OUTCOMES: tuple[str, ...] = (
+    "a_wins",
+    "b_wins",
+    "a_retreats",
+    "b_retreats",
+    "both_retreat",
+    "locked",
+    "no_effect",
+)
+
+# Profiles are bounded so that a typo (STR 5000) is caught; the engine itself accepts any int.
+STAT_MIN = 0
+STAT_MAX = 1000
+
+MissingMovePolicy = Literal["none", "forfeit"]
+MISSING_MOVE_POLICIES: tuple[str, ...] = ("none", "forfeit")
+
+
+def _normalise(text: str) -> str:
+    # Drop zero-width and other format characters, fold case and width, unify separators.
+    folded = unicodedata.normalize("NFKC", text)
+    folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return re.sub(r"[\s_\-]+", "_", folded.strip().casefold()).strip("_")
+
+
+_LOOKUP: dict[str, str] = {}
+for _move in MOVES:
+    for _name in (_move.id, _move.label, *_move.aliases):
+        _LOOKUP[_normalise(_name)] = _move.id
+        _LOOKUP[_normalise(_name).replace("_", "")] = _move.id
+
+
+def allowed_moves_text() -> str:
+    return ", ".join(f"{m.id} ({'/'.join(m.aliases)})" for m in MOVES)
+
+
+def parse_move(text: str) -> str:
+    """Canonical move id for free text such as 'FFS', 'side swipe', ' Lock-Attempt '."""
+    key = _normalise(text) if isinstance(text, str) else ""
+    move = _LOOKUP.get(key) or _LOOKUP.get(key.replace("_", ""))
+    if move is None:
+        shown = text if isinstance(text, str) else repr(text)
+        shown = shown if len(shown) <= 40 else shown[:40] + "…"
+        raise InvalidChoice(f"{shown!r} is not a move. Allowed: {allowed_moves_text()}.")
+    return move
+
+
+def check_stat(name: str, value: object, *, bounded: bool = True) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidStats(f"{name} must be a whole number, not {value!r}.")
+    if bounded and not STAT_MIN <= value <= STAT_MAX:
+        raise InvalidStats(f"{name} must be between {STAT_MIN} and {STAT_MAX}, not {value}.")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Duellist:
+    name: str
+    strength: int
+    agility: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "str": self.strength, "agi": self.agility}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, bounded: bool = False) -> Duellist:
+        if not isinstance(data, Mapping):
+            raise InvalidRoundInput("A duellist must be an object with name, str and agi.")
+        name = data.get("name", "")
+        if not isinstance(name, str):
+            raise InvalidRoundInput("A duellist's name must be a string.")
+        return cls(
+            name=name,
+            strength=check_stat("str", data.get("str"), bounded=bounded),
+            agility=check_stat("agi", data.get("agi"), bounded=bounded),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DuelState:
+    a: Duellist
+    b: Duellist
+    locked: bool = False
+    ended: bool = False
+    winner: Side | None = None
+
+    def duellist(self, side: Side) -> Duellist:
+        return self.a if side == "a" else self.b
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a.to_dict(),
+            "b": self.b.to_dict(),
+            "locked": self.locked,
+            "ended": self.ended,
+            "winner": self.winner,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DuelState:
+        winner = data.get("winner")
+        return cls(
+            a=Duellist.from_dict(data["a"]),
+            b=Duellist.from_dict(data["b"]),
+            locked=bool(data.get("locked", False)),
+            ended=bool(data.get("ended", False)),
+            winner=winner if winner in SIDES else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    missing_move: MissingMovePolicy = "none"
+    locked_blocks_retreat: bool = False
+
+    def __post_init__(self) -> None:
+        if self.missing_move not in MISSING_MOVE_POLICIES:
+            raise InvalidRoundInput(
+                f"missing_move must be one of {', '.join(MISSING_MOVE_POLICIES)}, "
+                f"not {self.missing_move!r}."
+            )
+
+
+class _Round:
+    """Working memory of one resolution; the public result is frozen at the end."""
+
+    def __init__(self, state: DuelState, moves: dict[Side, str | None], dice: DiceSource):
+        self.state = state
+        self.moves = moves
+        self.dice = dice
+        self.log: list[LogEvent] = []
+        self.winner: Side | None = None
+        self.locked_now = False
+        self.cancelled: set[Side] = set()
+        self.rolls: list[Roll] = []
+
+    def name(self, side: Side) -> str:
+        return self.state.duellist(side).name or f"Duellist {side.upper()}"
+
+    def note(self, clause: str, text: str) -> None:
+        self.log.append(LogEvent(clause, text))
+
+    def dicex(self, side: Side, sides: int, purpose: str, formula: str, clause: str) -> bool:
+        roll = self.dice.roll(sides, side=side, purpose=purpose)
+        self.rolls.append(roll)
+        success = roll.value > 1
+        if sides <= 0:
+            detail = f"DICE{sides} ({formula}) is 0 (Glossary: DICEX with X <= 0 yields 0)"
+        else:
+            detail = f"DICE{sides} ({formula}) rolled {roll.value}"
+        verdict = "greater than 1, succeeds" if success else "not greater than 1, fails"
+        self.note(clause, f"{self.name(side)} rolls {detail}: {verdict}")
+        return success
+
+
+class Rule214(Ruleset):
+    id = RULESET_ID
+    title = "Rule 2.14 Duelling"
+
+    def moves(self) -> tuple[MoveSpec, ...]:
+        return MOVES
+
+    def parse_choice(self, text: str) -> str:
+        return parse_move(text)
+
+    def roll_classes(self, sides: int, purpose: str) -> list[tuple[int, int]]:
+        # Every DICEX here only asks "greater than 1?": face 1 fails, faces 2..X succeed.
+        return [(1, 1)] if sides == 1 else [(1, 1), (2, sides - 1)]
+
+    def resolve(
+        self,
+        state: DuelState,
+        choices: Mapping[Side, str | None],
+        dice: DiceSource,
+        options: Options | None = None,
+    ) -> RoundResult:
+        options = options or Options()
+        if state.ended:
+            raise InvalidRoundInput("This duel has already ended; no more rounds resolve.")
+        moves: dict[Side, str | None] = {}
+        for side in SIDES:
+            move = choices.get(side)
+            if move is not None and move not in MOVE_IDS:
+                raise InvalidChoice(f"{move!r} is not a move. Allowed: {allowed_moves_text()}.")
+            moves[side] = move
+        rnd = _Round(state, moves, dice)
+        if not self._missing_moves(rnd, options):
+            self._defences(rnd)
+            self._attacks(rnd)
+        retreated = self._retreats(rnd, options)
+        return self._result(rnd, retreated)
+
+    # -- phases -------------------------------------------------------------------------
+
+    def _missing_moves(self, rnd: _Round, options: Options) -> bool:
+        """Logs absent moves; True when a forfeit decided the round."""
+        missing = [s for s in SIDES if rnd.moves[s] is None]
+        for side in missing:
+            rnd.note("2.14.1 Rounds", f"{rnd.name(side)} sent no move by the close")
+        if options.missing_move == "forfeit" and len(missing) == 1:
+            rnd.winner = other_side(missing[0])
+            rnd.note(
+                "duelbot missing_move = forfeit",
+                f"{rnd.name(missing[0])} forfeits; {rnd.name(rnd.winner)} wins the duel",
+            )
+            return True
+        if options.missing_move == "forfeit" and len(missing) == 2:
+            rnd.note("duelbot missing_move = forfeit", "neither duellist moved; nobody forfeits")
+        return False
+
+    def _defences(self, rnd: _Round) -> None:
+        defenders = [s for s in SIDES if rnd.moves[s] in DEFENCES]
+        if len(defenders) == 2:
+            rnd.note(
+                "2.14 Defences",
+                "both duellists made a defence this round: both defences fail "
+                "and no effect is administered",
+            )
+            return
+        for side in defenders:
+            opponent = other_side(side)
+            me, them = rnd.state.duellist(side), rnd.state.duellist(opponent)
+            if rnd.moves[side] == LOCK_ATTEMPT:
+                clause = "2.14 Defences, Lock Attempt"
+                if me.strength > them.agility:
+                    rnd.locked_now = True
+                    rnd.note(
+                        clause,
+                        f"{rnd.name(side)}'s STR {me.strength} is greater than "
+                        f"{rnd.name(opponent)}'s AGI {them.agility}: the defence succeeds "
+                        "and the duellists are locked in combat",
+                    )
+                else:
+                    rnd.note(
+                        clause,
+                        f"{rnd.name(side)}'s STR {me.strength} is not greater than "
+                        f"{rnd.name(opponent)}'s AGI {them.agility}: the defence fails",
+                    )
+            else:
+                clause = "2.14 Defences, Evade"
+                sides = me.agility - them.strength
+                formula = f"AGI {me.agility} - STR {them.strength}"
+                if rnd.dicex(side, sides, EVADE, formula, clause):
+                    if rnd.moves[opponent] in ATTACKS:
+                        rnd.cancelled.add(opponent)
+                        attack = LABELS[rnd.moves[opponent] or ""]
+                        rnd.note(
+                            clause,
+                            f"{rnd.name(opponent)}'s {attack} fails automatically",
+                        )
+                    else:
+                        rnd.note(clause, f"{rnd.name(opponent)} made no attack to evade")
+
+    def _attacks(self, rnd: _Round) -> None:
+        for side in SIDES:
+            move = rnd.moves[side]
+            if move not in ATTACKS or side in rnd.cancelled:
+                continue
+            opponent = other_side(side)
+            theirs = rnd.moves[opponent]
+            if move == FULL_FRONTAL_STRIKE:
+                clause = "2.14 Attacks, Full Frontal Strike"
+                if theirs == FULL_FRONTAL_STRIKE:
+                    if side == "a":  # one lock for the pair, logged once
+                        rnd.locked_now = True
+                        rnd.note(
+                            clause,
+                            "both duellists used Full Frontal Strike: "
+                            "the duellists are locked in combat",
+                        )
+                elif theirs == SIDE_SWIPE:
+                    rnd.note(
+                        clause,
+                        f"{rnd.name(opponent)} used Side Swipe, whose clause names Full "
+                        "Frontal Strike and prevails: no roll",
+                    )
+                else:
+                    me, them = rnd.state.duellist(side), rnd.state.duellist(opponent)
+                    sides = me.strength - them.agility
+                    formula = f"STR {me.strength} - AGI {them.agility}"
+                    if rnd.dicex(side, sides, FULL_FRONTAL_STRIKE, formula, clause):
+                        rnd.winner = side
+                        rnd.note(
+                            clause, f"the attack succeeds: {rnd.name(side)} wins the duel"
+                        )
+            else:
+                clause = "2.14 Attacks, Side Swipe"
+                if theirs == FULL_FRONTAL_STRIKE:
+                    rnd.winner = side
+                    rnd.note(
+                        clause,
+                        f"{rnd.name(opponent)} used Full Frontal Strike: "
+                        f"{rnd.name(side)} (the attacker) wins the duel",
+                    )
+                elif theirs == SIDE_SWIPE:
+                    if side == "a":
+                        rnd.note(clause, "both duellists used Side Swipe: both attacks fail")
+                else:
+                    rnd.note(
+                        clause,
+                        f"{rnd.name(opponent)} did not use Full Frontal Strike: no effect",
+                    )
+
+    def _retreats(self, rnd: _Round, options: Options) -> list[Side]:
+        locked_after = rnd.state.locked or rnd.locked_now
+        retreated: list[Side] = []
+        for side in SIDES:
+            if rnd.moves[side] != RETREAT:
+                continue
+            if rnd.winner is not None:
+                rnd.note(
+                    "2.14.1 Rounds",
+                    f"{rnd.name(side)} was struck down before the retreat took effect",
+                )
+            elif options.locked_blocks_retreat and locked_after:
+                rnd.note(
+                    "2.14.1 Rounds (duelbot locked_blocks_retreat)",
+                    f"{rnd.name(side)} is locked in combat: the retreat fails",
+                )
+            else:
+                retreated.append(side)
+                rnd.note("2.14.1 Rounds", f"{rnd.name(side)} retreats from the duel")
+        return retreated
+
+    def _result(self, rnd: _Round, retreated: list[Side]) -> RoundResult:
+        locked_after = rnd.state.locked or rnd.locked_now
+        if rnd.winner is not None:
+            outcome = f"{rnd.winner}_wins"
+        elif len(retreated) == 2:
+            outcome = "both_retreat"
+        elif retreated:
+            outcome = f"{retreated[0]}_retreats"
+        elif rnd.locked_now:
+            outcome = "locked"
+        else:
+            outcome = "no_effect"
+        ended = rnd.winner is not None or bool(retreated)
+        if outcome == "no_effect":
+            rnd.note("2.14 Duelling", "the round ends with no effect")
+        elif outcome == "locked":
+            rnd.note("2.14 Duelling", "the duellists are locked in combat; the duel goes on")
+        elif rnd.winner is None:
+            rnd.note("2.14.1 Rounds", "the duel ends with no winner")
+        new_state = replace(rnd.state, locked=locked_after, ended=ended, winner=rnd.winner)
+        return RoundResult(
+            ruleset=RULESET_ID,
+            outcome=outcome,
+            winner=rnd.winner,
+            ended=ended,
+            locked=locked_after,
+            choices=dict(rnd.moves),
+            rolls=tuple(rnd.rolls),
+            log=tuple(rnd.log),
+            state=new_state,
+        )
+
+    # -- odds ---------------------------------------------------------------------------
+
+    def odds_table(
+        self, a: Duellist, b: Duellist, options: Options | None = None, locked: bool = False
+    ) -> list[tuple[str, str, dict[str, Fraction]]]:
+        """Exact outcome probabilities for all 25 move pairs."""
+        state = DuelState(a=a, b=b, locked=locked)
+        table = []
+        for a_move in MOVE_IDS:
+            for b_move in MOVE_IDS:
+                dist = self.outcome_distribution(
+                    state, {"a": a_move, "b": b_move}, options or Options()
+                )
+                ordered = {o: dist[o] for o in OUTCOMES if dist.get(o, Fraction(0)) != 0}
+                table.append((a_move, b_move, ordered))
+        return table
+
+
+RULE_2_14 = register(Rule214())
