@@ -1,0 +1,209 @@
+"""Typed SQLAlchemy models. Discord ids are BigInteger snowflakes; our own ids are Integer."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Always stores and returns timezone-aware UTC datetimes (SQLite drops the zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given; duelbot stores UTC-aware datetimes only")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {  # noqa: RUF012 (SQLAlchemy reads this class attribute)
+        datetime: UTCDateTime(), dict[str, Any]: JSON(), int: Integer()}
+
+
+class GuildSettings(Base):
+    __tablename__ = "guild_settings"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    change_of_choice: Mapped[bool] = mapped_column(Boolean)
+    commander_role_id: Mapped[int | None] = mapped_column(BigInteger)
+    admin_role_id: Mapped[int | None] = mapped_column(BigInteger)
+    results_channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    missing_move: Mapped[str] = mapped_column(String(16))
+    locked_blocks_retreat: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DuellistProfile(Base):
+    __tablename__ = "duellist_profiles"
+    __table_args__ = (UniqueConstraint("guild_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    display_name: Mapped[str] = mapped_column(String(100))
+    strength: Mapped[int]
+    agility: Mapped[int]
+    # Sheets of other rulesets (FoEQ, By This Axe) live here, keyed by ruleset id.
+    sheets: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    updated_by: Mapped[int] = mapped_column(BigInteger)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Duel(Base):
+    __tablename__ = "duels"
+    __table_args__ = (
+        Index("ix_duels_guild_status", "guild_id", "status"),
+        Index("ix_duels_a_user_status", "a_user_id", "status"),
+        Index("ix_duels_b_user_status", "b_user_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    thread_id: Mapped[int | None] = mapped_column(BigInteger)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    a_user_id: Mapped[int] = mapped_column(BigInteger)
+    b_user_id: Mapped[int] = mapped_column(BigInteger)
+    # Stats snapshot taken at the start and the rules state after each round (ruleset JSON).
+    state: Mapped[dict[str, Any]]
+    options: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16))  # live | ended
+    locked: Mapped[bool] = mapped_column(Boolean, default=False)
+    winner: Mapped[str | None] = mapped_column(String(1))  # a | b | None
+    end_reason: Mapped[str | None] = mapped_column(Text)
+    rounds_played: Mapped[int] = mapped_column(default=0)
+    created_by: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    ended_at: Mapped[datetime | None]
+
+
+class Round(Base):
+    __tablename__ = "rounds"
+    __table_args__ = (
+        UniqueConstraint("duel_id", "number"),
+        Index("ix_rounds_status_deadline", "status", "deadline"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    duel_id: Mapped[int] = mapped_column(ForeignKey("duels.id", ondelete="CASCADE"))
+    number: Mapped[int]
+    status: Mapped[str] = mapped_column(String(16))  # open | closed | undone
+    opened_by: Mapped[int] = mapped_column(BigInteger)
+    opened_at: Mapped[datetime] = mapped_column(default=utcnow)
+    deadline: Mapped[datetime | None]
+    # Which reminder offsets (seconds before the deadline) have been sent.
+    reminders_sent: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    seed: Mapped[str] = mapped_column(String(64))  # secret until the close
+    commitment: Mapped[str] = mapped_column(String(64))
+    state_before: Mapped[dict[str, Any]]
+    closed_by: Mapped[int | None] = mapped_column(BigInteger)
+    closed_at: Mapped[datetime | None]
+    close_reason: Mapped[str | None] = mapped_column(String(32))
+    outcome: Mapped[str | None] = mapped_column(String(32))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    undone_by: Mapped[int | None] = mapped_column(BigInteger)
+    undone_at: Mapped[datetime | None]
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+    __table_args__ = (Index("ix_submissions_round_side", "round_id", "side"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id", ondelete="CASCADE"))
+    side: Mapped[str] = mapped_column(String(1))
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    move: Mapped[str] = mapped_column(String(64))
+    via: Mapped[str] = mapped_column(String(16))  # dm_text | dm_button | slash
+    submitted_at: Mapped[datetime] = mapped_column(default=utcnow)
+    superseded_at: Mapped[datetime | None]
+
+
+class OutboxPost(Base):
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next_attempt", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # Unique so that re-enqueueing the same post (e.g. after a retried close) is a no-op.
+    dedupe_key: Mapped[str] = mapped_column(String(120), unique=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    duel_id: Mapped[int | None] = mapped_column(ForeignKey("duels.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(String(8))  # channel | user
+    target_id: Mapped[int] = mapped_column(BigInteger)
+    on_behalf_of: Mapped[int | None] = mapped_column(BigInteger)
+    payload: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|posted|failed
+    attempts: Mapped[int] = mapped_column(default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    claimed_until: Mapped[datetime | None]
+    posted_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    posted_at: Mapped[datetime | None]
+
+
+class ChannelWebhook(Base):
+    """One webhook per channel, created once and reused for posts on behalf of commanders."""
+
+    __tablename__ = "channel_webhooks"
+
+    channel_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    webhook_id: Mapped[int] = mapped_column(BigInteger)
+    webhook_token: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class AuditEntry(Base):
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_log_guild_created", "guild_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    actor_id: Mapped[int | None] = mapped_column(BigInteger)
+    action: Mapped[str] = mapped_column(String(48))
+    duel_id: Mapped[int | None] = mapped_column(Integer)
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
