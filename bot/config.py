@@ -113,8 +113,19 @@ def load_settings(
     lg = _section(data, "logging")
     for name, section, allowed in (
         ("database", db, {"url", "echo"}),
-        ("discord", dc, {"api_base_url", "gateway_url", "shard_count", "shard_ids",
-                         "sync_guild_ids", "sync_commands", "token"}),
+        (
+            "discord",
+            dc,
+            {
+                "api_base_url",
+                "gateway_url",
+                "shard_count",
+                "shard_ids",
+                "sync_guild_ids",
+                "sync_commands",
+                "token",
+            },
+        ),
         ("duels", du, set(DuelSettings.__dataclass_fields__)),
         ("workers", wk, set(WorkerSettings.__dataclass_fields__)),
         ("logging", lg, {"level"}),
@@ -139,8 +150,9 @@ def load_settings(
         or _typed("discord", "api_base_url", dc.get("api_base_url", DEFAULT_API_BASE_URL), str),
         gateway_url=env.get("DUELBOT_DISCORD_GATEWAY_URL")
         or _typed("discord", "gateway_url", dc.get("gateway_url", DEFAULT_GATEWAY_URL), str),
-        shard_count=None if shard_count is None else _typed(
-            "discord", "shard_count", shard_count, int),
+        shard_count=None
+        if shard_count is None
+        else _typed("discord", "shard_count", shard_count, int),
         shard_ids=None if shard_ids is None else _int_tuple("discord", "shard_ids", shard_ids),
         sync_guild_ids=_int_tuple("discord", "sync_guild_ids", dc.get("sync_guild_ids", [])),
         sync_commands=_typed("discord", "sync_commands", dc.get("sync_commands", True), bool),
@@ -157,21 +169,31 @@ def load_settings(
     defaults = DuelSettings()
     duels = DuelSettings(
         ruleset=_typed("duels", "ruleset", du.get("ruleset", defaults.ruleset), str),
-        thread_per_duel=_typed("duels", "thread_per_duel",
-                               du.get("thread_per_duel", defaults.thread_per_duel), bool),
+        thread_per_duel=_typed(
+            "duels", "thread_per_duel", du.get("thread_per_duel", defaults.thread_per_duel), bool
+        ),
         auto_close=_typed("duels", "auto_close", du.get("auto_close", defaults.auto_close), bool),
-        reminders=tuple(_typed("duels", "reminders", du.get("reminders", list(defaults.reminders)),
-                               list)),
+        reminders=tuple(
+            _typed("duels", "reminders", du.get("reminders", list(defaults.reminders)), list)
+        ),
         close_when_all_submitted=_typed(
-            "duels", "close_when_all_submitted",
-            du.get("close_when_all_submitted", defaults.close_when_all_submitted), bool),
-        change_of_choice=_typed("duels", "change_of_choice",
-                                du.get("change_of_choice", defaults.change_of_choice), bool),
-        missing_move=_typed("duels", "missing_move",
-                            du.get("missing_move", defaults.missing_move), str),
+            "duels",
+            "close_when_all_submitted",
+            du.get("close_when_all_submitted", defaults.close_when_all_submitted),
+            bool,
+        ),
+        change_of_choice=_typed(
+            "duels", "change_of_choice", du.get("change_of_choice", defaults.change_of_choice), bool
+        ),
+        missing_move=_typed(
+            "duels", "missing_move", du.get("missing_move", defaults.missing_move), str
+        ),
         locked_blocks_retreat=_typed(
-            "duels", "locked_blocks_retreat",
-            du.get("locked_blocks_retreat", defaults.locked_blocks_retreat), bool),
+            "duels",
+            "locked_blocks_retreat",
+            du.get("locked_blocks_retreat", defaults.locked_blocks_retreat),
+            bool,
+        ),
     )
     if duels.missing_move not in ("none", "forfeit"):
         raise ConfigError('[duels] missing_move must be "none" or "forfeit".')
@@ -179,17 +201,23 @@ def load_settings(
         raise ConfigError('[duels] reminders must be a list of durations such as "24h".')
     wdefaults = WorkerSettings()
     workers = WorkerSettings(
-        outbox_poll_seconds=_typed("workers", "outbox_poll_seconds",
-                                   wk.get("outbox_poll_seconds", wdefaults.outbox_poll_seconds),
-                                   float),
+        outbox_poll_seconds=_typed(
+            "workers",
+            "outbox_poll_seconds",
+            wk.get("outbox_poll_seconds", wdefaults.outbox_poll_seconds),
+            float,
+        ),
         scheduler_poll_seconds=_typed(
-            "workers", "scheduler_poll_seconds",
-            wk.get("scheduler_poll_seconds", wdefaults.scheduler_poll_seconds), float),
+            "workers",
+            "scheduler_poll_seconds",
+            wk.get("scheduler_poll_seconds", wdefaults.scheduler_poll_seconds),
+            float,
+        ),
     )
-    level = env.get("DUELBOT_LOG_LEVEL") or _typed("logging", "level", lg.get("level", "INFO"),
-                                                    str)
-    return Settings(database=database, discord=discord, duels=duels, workers=workers,
-                    log_level=level.upper())
+    level = env.get("DUELBOT_LOG_LEVEL") or _typed("logging", "level", lg.get("level", "INFO"), str)
+    return Settings(
+        database=database, discord=discord, duels=duels, workers=workers, log_level=level.upper()
+    )
 
 
 def _read(file: Path) -> dict[str, Any]:

@@ -58,7 +58,10 @@ class UTCDateTime(TypeDecorator[datetime]):
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map = {  # noqa: RUF012 (SQLAlchemy reads this class attribute)
-        datetime: UTCDateTime(), dict[str, Any]: JSON(), int: Integer()}
+        datetime: UTCDateTime(),
+        dict[str, Any]: JSON(),
+        int: Integer(),
+    }
 
 
 class GuildSettings(Base):

@@ -1,0 +1,107 @@
+"""Reusable queries. Row-locking reads use FOR UPDATE (PostgreSQL); on SQLite the
+transaction already holds the write lock (BEGIN IMMEDIATE), and SQLAlchemy renders no
+FOR UPDATE there. Nothing here commits: the calling service owns the transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import AuditEntry, Duel, DuellistProfile, GuildSettings, Round, Submission
+
+
+async def duel_for_update(session: AsyncSession, duel_id: int) -> Duel | None:
+    stmt = select(Duel).where(Duel.id == duel_id).with_for_update()
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def duel(session: AsyncSession, duel_id: int) -> Duel | None:
+    return await session.get(Duel, duel_id)
+
+
+async def open_round(session: AsyncSession, duel_id: int, *, lock: bool = False) -> Round | None:
+    stmt = select(Round).where(Round.duel_id == duel_id, Round.status == "open")
+    if lock:
+        stmt = stmt.with_for_update()
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def last_round_number(session: AsyncSession, duel_id: int) -> int:
+    stmt = select(func.coalesce(func.max(Round.number), 0)).where(Round.duel_id == duel_id)
+    return int((await session.execute(stmt)).scalar_one())
+
+
+async def current_submissions(session: AsyncSession, round_id: int) -> dict[str, Submission]:
+    stmt = select(Submission).where(
+        Submission.round_id == round_id, Submission.superseded_at.is_(None)
+    )
+    return {s.side: s for s in (await session.execute(stmt)).scalars()}
+
+
+async def submitted_sides(session: AsyncSession, round_ids: Sequence[int]) -> dict[int, set[str]]:
+    if not round_ids:
+        return {}
+    stmt = select(Submission.round_id, Submission.side).where(
+        Submission.round_id.in_(round_ids), Submission.superseded_at.is_(None)
+    )
+    found: dict[int, set[str]] = {rid: set() for rid in round_ids}
+    for round_id, side in await session.execute(stmt):
+        found[round_id].add(side)
+    return found
+
+
+async def open_rounds_of_user(session: AsyncSession, user_id: int) -> list[tuple[Duel, Round]]:
+    stmt = (
+        select(Duel, Round)
+        .join(Round, Round.duel_id == Duel.id)
+        .where(
+            Duel.status == "live",
+            Round.status == "open",
+            or_(Duel.a_user_id == user_id, Duel.b_user_id == user_id),
+        )
+        .order_by(Duel.id)
+    )
+    return [(d, r) for d, r in (await session.execute(stmt)).tuples()]
+
+
+async def ensure_guild_settings(
+    session: AsyncSession, guild_id: int, defaults: dict[str, Any]
+) -> GuildSettings:
+    """The guild's settings row, created from defaults if missing, locked for update."""
+    values = {"guild_id": guild_id, **defaults}
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    await session.execute(insert(GuildSettings).values(**values).on_conflict_do_nothing())
+    stmt = select(GuildSettings).where(GuildSettings.guild_id == guild_id).with_for_update()
+    return (await session.execute(stmt)).scalar_one()
+
+
+def audit(
+    session: AsyncSession,
+    *,
+    guild_id: int | None,
+    actor_id: int | None,
+    action: str,
+    duel_id: int | None = None,
+    details: dict[str, Any] | None = None,
+) -> None:
+    session.add(
+        AuditEntry(
+            guild_id=guild_id,
+            actor_id=actor_id,
+            action=action,
+            duel_id=duel_id,
+            details=details or {},
+        )
+    )
+
+
+async def profile(session: AsyncSession, guild_id: int, user_id: int) -> DuellistProfile | None:
+    stmt = select(DuellistProfile).where(
+        DuellistProfile.guild_id == guild_id, DuellistProfile.user_id == user_id
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()

@@ -1,0 +1,114 @@
+"""Guild settings, including the change-of-choice variant. Every change is audited."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.config import DuelSettings
+from bot.db import queries
+from bot.db.engine import Database
+from bot.db.models import GuildSettings
+from bot.rules.rule_2_14 import MISSING_MOVE_POLICIES
+from bot.services.errors import InvalidInput
+from bot.services.views import SettingsView
+
+SETTING_KEYS = (
+    "change_of_choice",
+    "commander_role_id",
+    "admin_role_id",
+    "results_channel_id",
+    "missing_move",
+    "locked_blocks_retreat",
+)
+
+
+def settings_defaults(defaults: DuelSettings) -> dict[str, Any]:
+    return {
+        "change_of_choice": defaults.change_of_choice,
+        "commander_role_id": None,
+        "admin_role_id": None,
+        "results_channel_id": None,
+        "missing_move": defaults.missing_move,
+        "locked_blocks_retreat": defaults.locked_blocks_retreat,
+    }
+
+
+def settings_view(row: GuildSettings) -> SettingsView:
+    return SettingsView(
+        guild_id=row.guild_id,
+        change_of_choice=row.change_of_choice,
+        commander_role_id=row.commander_role_id,
+        admin_role_id=row.admin_role_id,
+        results_channel_id=row.results_channel_id,
+        missing_move=row.missing_move,
+        locked_blocks_retreat=row.locked_blocks_retreat,
+    )
+
+
+async def load_settings_row(
+    session: AsyncSession, guild_id: int, defaults: DuelSettings
+) -> GuildSettings:
+    return await queries.ensure_guild_settings(session, guild_id, settings_defaults(defaults))
+
+
+class SettingsService:
+    def __init__(self, db: Database, defaults: DuelSettings | None = None) -> None:
+        self._db = db
+        self._defaults = defaults or DuelSettings()
+
+    async def get(self, guild_id: int) -> SettingsView:
+        async with self._db.transaction() as session:
+            return settings_view(await load_settings_row(session, guild_id, self._defaults))
+
+    async def set_change_of_choice(
+        self, guild_id: int, actor_id: int, enabled: bool
+    ) -> SettingsView:
+        return await self._set(guild_id, actor_id, "change_of_choice", bool(enabled))
+
+    async def set_commander_role(
+        self, guild_id: int, actor_id: int, role_id: int | None
+    ) -> SettingsView:
+        return await self._set(guild_id, actor_id, "commander_role_id", role_id)
+
+    async def set_admin_role(
+        self, guild_id: int, actor_id: int, role_id: int | None
+    ) -> SettingsView:
+        return await self._set(guild_id, actor_id, "admin_role_id", role_id)
+
+    async def set_results_channel(
+        self, guild_id: int, actor_id: int, channel_id: int | None
+    ) -> SettingsView:
+        return await self._set(guild_id, actor_id, "results_channel_id", channel_id)
+
+    async def set_missing_move(self, guild_id: int, actor_id: int, policy: str) -> SettingsView:
+        if policy not in MISSING_MOVE_POLICIES:
+            raise InvalidInput(
+                f"{policy!r} is not a missing-move policy. Allowed: "
+                + ", ".join(MISSING_MOVE_POLICIES)
+                + "."
+            )
+        return await self._set(guild_id, actor_id, "missing_move", policy)
+
+    async def set_locked_blocks_retreat(
+        self, guild_id: int, actor_id: int, enabled: bool
+    ) -> SettingsView:
+        return await self._set(guild_id, actor_id, "locked_blocks_retreat", bool(enabled))
+
+    async def _set(self, guild_id: int, actor_id: int, key: str, value: Any) -> SettingsView:
+        if key not in SETTING_KEYS:
+            raise InvalidInput(f"Unknown setting {key!r}.")
+        async with self._db.transaction() as session:
+            row = await load_settings_row(session, guild_id, self._defaults)
+            before = getattr(row, key)
+            setattr(row, key, value)
+            queries.audit(
+                session,
+                guild_id=guild_id,
+                actor_id=actor_id,
+                action=f"config.{key}",
+                details={"before": before, "after": value},
+            )
+            await session.flush()
+            return settings_view(row)

@@ -1,0 +1,201 @@
+"""Plain, frozen data returned by services. No ORM object ever leaves a service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRef:
+    """A Discord member as the caller saw it: id and display name."""
+
+    user_id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsView:
+    guild_id: int
+    change_of_choice: bool
+    commander_role_id: int | None
+    admin_role_id: int | None
+    results_channel_id: int | None
+    missing_move: str
+    locked_blocks_retreat: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileView:
+    guild_id: int
+    user_id: int
+    display_name: str
+    strength: int
+    agility: int
+
+
+@dataclass(frozen=True, slots=True)
+class DuellistView:
+    side: str
+    user_id: int
+    name: str
+    strength: int
+    agility: int
+
+
+@dataclass(frozen=True, slots=True)
+class OpenRoundView:
+    number: int
+    deadline: datetime | None
+    commitment: str
+    opened_by: int
+    submitted: dict[str, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class DuelView:
+    id: int
+    guild_id: int
+    channel_id: int
+    thread_id: int | None
+    ruleset: str
+    a: DuellistView
+    b: DuellistView
+    status: str
+    locked: bool
+    winner: str | None
+    end_reason: str | None
+    rounds_played: int
+    created_at: datetime
+    open_round: OpenRoundView | None = None
+
+    @property
+    def post_channel_id(self) -> int:
+        return self.thread_id or self.channel_id
+
+    def duellist(self, side: str) -> DuellistView:
+        return self.a if side == "a" else self.b
+
+    def side_of(self, user_id: int) -> str | None:
+        if user_id == self.a.user_id:
+            return "a"
+        if user_id == self.b.user_id:
+            return "b"
+        return None
+
+    @property
+    def winner_name(self) -> str | None:
+        return None if self.winner is None else self.duellist(self.winner).name
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOpened:
+    duel: DuelView
+    round_no: int
+    commitment: str
+    deadline: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundClosed:
+    duel: DuelView
+    round_no: int
+    outcome: str
+    result: dict[str, Any]
+    seed: str
+    commitment: str
+    closed_by: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionReceipt:
+    duel_id: int
+    guild_id: int
+    round_no: int
+    side: str
+    move: str
+    move_label: str
+    changed_from: str | None
+    deadline: datetime | None
+    opponent_name: str
+    # Set when config close_when_all_submitted closed the round with this move.
+    closed: RoundClosed | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStatus:
+    duel: DuelView
+    round_no: int | None
+    is_open: bool
+    deadline: datetime | None
+    submitted: dict[str, bool] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """One round as the history shows it: closed rounds in full, an open round sealed."""
+
+    number: int
+    status: str
+    opened_by: int
+    opened_at: datetime
+    deadline: datetime | None
+    commitment: str
+    closed_by: int | None
+    closed_at: datetime | None
+    close_reason: str | None
+    outcome: str | None
+    result: dict[str, Any] | None
+    seed: str | None  # revealed only once the round is closed (or undone after closing)
+    undone_by: int | None
+    undone_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class DuelHistory:
+    duel: DuelView
+    rounds: tuple[RoundRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenDuelForUser:
+    duel_id: int
+    guild_id: int
+    round_no: int
+    side: str
+    opponent_name: str
+    deadline: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxItem:
+    id: int
+    dedupe_key: str
+    kind: str
+    target: str
+    target_id: int
+    guild_id: int | None
+    duel_id: int | None
+    on_behalf_of: int | None
+    payload: dict[str, Any]
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookView:
+    channel_id: int
+    webhook_id: int
+    webhook_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditView:
+    id: int
+    guild_id: int | None
+    actor_id: int | None
+    action: str
+    duel_id: int | None
+    details: dict[str, Any]
+    created_at: datetime
