@@ -1,0 +1,36 @@
+"""Use cases. Each public method owns one transaction and returns plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.config import DuelSettings
+from bot.db.engine import Database
+from bot.services.duels import DuelService
+from bot.services.outbox import OutboxService
+from bot.services.profiles import ProfileService
+from bot.services.scheduler import SchedulerService
+from bot.services.settings import SettingsService
+
+
+@dataclass(frozen=True)
+class Services:
+    duels: DuelService
+    profiles: ProfileService
+    settings: SettingsService
+    outbox: OutboxService
+    scheduler: SchedulerService
+
+    @classmethod
+    def create(cls, db: Database, defaults: DuelSettings | None = None) -> Services:
+        defaults = defaults or DuelSettings()
+        return cls(
+            duels=DuelService(db, defaults),
+            profiles=ProfileService(db),
+            settings=SettingsService(db, defaults),
+            outbox=OutboxService(db),
+            scheduler=SchedulerService(db),
+        )
+
+
+__all__ = ["Services"]

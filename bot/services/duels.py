@@ -1,0 +1,658 @@
+"""Duel use cases: start, open, submit, status, close, end, undo, history.
+
+Each public method is one transaction and returns plain views. Race safety: every
+read-then-write locks the row it decides on (the duel, then its open round) with
+SELECT ... FOR UPDATE on PostgreSQL; on SQLite the transaction starts with BEGIN IMMEDIATE.
+Moves are secret until the close: they are never logged, and no view shows another
+duellist's move before its round is closed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.config import DuelSettings
+from bot.db import queries
+from bot.db.engine import Database
+from bot.db.models import Duel, OutboxPost, Round, Submission, utcnow
+from bot.rules.base import get_ruleset
+from bot.rules.dice import FairDice, commitment, new_seed
+from bot.rules.errors import RulesError
+from bot.rules.rule_2_14 import LABELS, Duellist, DuelState, Options
+from bot.services.errors import (
+    AmbiguousDuel,
+    InvalidInput,
+    MoveAlreadyLocked,
+    NotAllowed,
+    NotFound,
+    RoundNotOpen,
+    StateConflict,
+)
+from bot.services.profiles import clean_name, no_stats_message
+from bot.services.settings import load_settings_row
+from bot.services.views import (
+    DuelHistory,
+    DuellistView,
+    DuelView,
+    MemberRef,
+    OpenDuelForUser,
+    OpenRoundView,
+    RoundClosed,
+    RoundOpened,
+    RoundRecord,
+    RoundStatus,
+    SubmissionReceipt,
+)
+
+SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
+MAX_REASON = 300
+
+
+def duel_view(
+    duel: Duel, open_round: Round | None = None, submitted: set[str] | None = None
+) -> DuelView:
+    state = duel.state
+
+    def side(s: str, user_id: int) -> DuellistView:
+        d = state[s]
+        return DuellistView(s, user_id, d["name"], d["str"], d["agi"])
+
+    round_view = None
+    if open_round is not None:
+        sides = submitted or set()
+        round_view = OpenRoundView(
+            number=open_round.number,
+            deadline=open_round.deadline,
+            commitment=open_round.commitment,
+            opened_by=open_round.opened_by,
+            submitted={"a": "a" in sides, "b": "b" in sides},
+        )
+    return DuelView(
+        id=duel.id,
+        guild_id=duel.guild_id,
+        channel_id=duel.channel_id,
+        thread_id=duel.thread_id,
+        ruleset=duel.ruleset,
+        a=side("a", duel.a_user_id),
+        b=side("b", duel.b_user_id),
+        status=duel.status,
+        locked=duel.locked,
+        winner=duel.winner,
+        end_reason=duel.end_reason,
+        rounds_played=duel.rounds_played,
+        created_at=duel.created_at,
+        open_round=round_view,
+    )
+
+
+def _enqueue(session: AsyncSession, **fields: Any) -> None:
+    session.add(OutboxPost(status="pending", attempts=0, next_attempt_at=utcnow(), **fields))
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.isoformat()
+
+
+class DuelService:
+    def __init__(self, db: Database, defaults: DuelSettings | None = None) -> None:
+        self._db = db
+        self._defaults = defaults or DuelSettings()
+
+    # -- queries ------------------------------------------------------------------------
+
+    async def _get_duel(
+        self, session: AsyncSession, duel_id: int, guild_id: int | None, *, lock: bool = False
+    ) -> Duel:
+        duel = await (queries.duel_for_update if lock else queries.duel)(session, duel_id)
+        if duel is None or (guild_id is not None and duel.guild_id != guild_id):
+            where = " in this server" if guild_id is not None else ""
+            raise NotFound(f"There is no duel #{duel_id}{where}. `/duel list` shows the duels.")
+        return duel
+
+    async def _view(self, session: AsyncSession, duel: Duel) -> DuelView:
+        rnd = await queries.open_round(session, duel.id)
+        sides = set()
+        if rnd is not None:
+            sides = set((await queries.current_submissions(session, rnd.id)).keys())
+        return duel_view(duel, rnd, sides)
+
+    async def get_duel(self, duel_id: int, guild_id: int | None = None) -> DuelView:
+        async with self._db.transaction() as session:
+            return await self._view(session, await self._get_duel(session, duel_id, guild_id))
+
+    async def list_duels(
+        self, guild_id: int, *, include_ended: bool = False, limit: int = 25
+    ) -> list[DuelView]:
+        async with self._db.transaction() as session:
+            stmt = select(Duel).where(Duel.guild_id == guild_id)
+            if not include_ended:
+                stmt = stmt.where(Duel.status == "live")
+            stmt = stmt.order_by(Duel.id.desc()).limit(limit)
+            duels = list((await session.execute(stmt)).scalars())
+            rounds = {
+                r.duel_id: r
+                for r in (
+                    await session.execute(
+                        select(Round).where(
+                            Round.duel_id.in_([d.id for d in duels]), Round.status == "open"
+                        )
+                    )
+                ).scalars()
+            }
+            sides = await queries.submitted_sides(session, [r.id for r in rounds.values()])
+            return [
+                duel_view(
+                    d, rounds.get(d.id), sides.get(rounds[d.id].id) if d.id in rounds else None
+                )
+                for d in duels
+            ]
+
+    async def open_rounds_for_user(self, user_id: int) -> list[OpenDuelForUser]:
+        async with self._db.transaction() as session:
+            found = []
+            for duel, rnd in await queries.open_rounds_of_user(session, user_id):
+                side = "a" if duel.a_user_id == user_id else "b"
+                other = "b" if side == "a" else "a"
+                found.append(
+                    OpenDuelForUser(
+                        duel_id=duel.id,
+                        guild_id=duel.guild_id,
+                        round_no=rnd.number,
+                        side=side,
+                        opponent_name=duel.state[other]["name"],
+                        deadline=rnd.deadline,
+                    )
+                )
+            return found
+
+    async def round_status(self, duel_id: int, guild_id: int | None = None) -> RoundStatus:
+        """Who has moved in the open round: never what, and never when."""
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, guild_id)
+            view = await self._view(session, duel)
+            if view.open_round is None:
+                last = await queries.last_round_number(session, duel.id)
+                return RoundStatus(view, last or None, False, None, {})
+            return RoundStatus(
+                view,
+                view.open_round.number,
+                True,
+                view.open_round.deadline,
+                dict(view.open_round.submitted),
+            )
+
+    async def history(self, duel_id: int, guild_id: int | None = None) -> DuelHistory:
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, guild_id)
+            rounds = (
+                await session.execute(
+                    select(Round).where(Round.duel_id == duel.id).order_by(Round.number)
+                )
+            ).scalars()
+            records = []
+            for r in rounds:
+                sealed = r.status == "open" or r.closed_at is None
+                records.append(
+                    RoundRecord(
+                        number=r.number,
+                        status=r.status,
+                        opened_by=r.opened_by,
+                        opened_at=r.opened_at,
+                        deadline=r.deadline,
+                        commitment=r.commitment,
+                        closed_by=r.closed_by,
+                        closed_at=r.closed_at,
+                        close_reason=r.close_reason,
+                        outcome=r.outcome,
+                        result=None if sealed else r.result,
+                        seed=None if sealed else r.seed,
+                        undone_by=r.undone_by,
+                        undone_at=r.undone_at,
+                    )
+                )
+            return DuelHistory(await self._view(session, duel), tuple(records))
+
+    # -- commands -----------------------------------------------------------------------
+
+    async def start_duel(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        actor_id: int,
+        a: MemberRef,
+        b: MemberRef,
+        thread_id: int | None = None,
+    ) -> DuelView:
+        if a.user_id == b.user_id:
+            raise InvalidInput("A duel needs two different members: nobody can duel themselves.")
+        async with self._db.transaction() as session:
+            profiles = {}
+            for side, member in (("a", a), ("b", b)):
+                profile = await queries.profile(session, guild_id, member.user_id)
+                if profile is None:
+                    raise NotFound(no_stats_message(member.name))
+                profiles[side] = profile
+            settings = await load_settings_row(session, guild_id, self._defaults)
+            state = DuelState(
+                a=Duellist(clean_name(a.name), profiles["a"].strength, profiles["a"].agility),
+                b=Duellist(clean_name(b.name), profiles["b"].strength, profiles["b"].agility),
+            )
+            duel = Duel(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                thread_id=thread_id,
+                ruleset=self._defaults.ruleset,
+                a_user_id=a.user_id,
+                b_user_id=b.user_id,
+                state=state.to_dict(),
+                options={
+                    "missing_move": settings.missing_move,
+                    "locked_blocks_retreat": settings.locked_blocks_retreat,
+                },
+                status="live",
+                locked=False,
+                rounds_played=0,
+                created_by=actor_id,
+                created_at=utcnow(),
+            )
+            session.add(duel)
+            await session.flush()
+            queries.audit(
+                session,
+                guild_id=guild_id,
+                actor_id=actor_id,
+                action="duel.start",
+                duel_id=duel.id,
+                details={"a": a.user_id, "b": b.user_id, "stats": state.to_dict()},
+            )
+            return duel_view(duel)
+
+    async def open_round(
+        self,
+        *,
+        duel_id: int,
+        guild_id: int | None,
+        actor_id: int,
+        deadline: datetime | None = None,
+    ) -> RoundOpened:
+        now = utcnow()
+        if deadline is not None and deadline <= now:
+            raise InvalidInput("The deadline must be in the future.")
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            if duel.status != "live":
+                raise StateConflict(f"Duel #{duel.id} has ended; no more rounds can open.")
+            current = await queries.open_round(session, duel.id)
+            if current is not None:
+                raise StateConflict(
+                    f"Round {current.number} of duel #{duel.id} is still open: close it with "
+                    f"`/round close duel:{duel.id}` before opening another."
+                )
+            number = await queries.last_round_number(session, duel.id) + 1
+            seed = new_seed()
+            rnd = Round(
+                duel_id=duel.id,
+                number=number,
+                status="open",
+                opened_by=actor_id,
+                opened_at=now,
+                deadline=deadline,
+                reminders_sent={},
+                seed=seed,
+                commitment=commitment(seed),
+                state_before=dict(duel.state),
+            )
+            session.add(rnd)
+            await session.flush()
+            view = duel_view(duel, rnd, set())
+            base = {
+                "duel_id": duel.id,
+                "round_no": number,
+                "commitment": rnd.commitment,
+                "deadline": _iso(deadline),
+                "a": {"user_id": duel.a_user_id, "name": view.a.name},
+                "b": {"user_id": duel.b_user_id, "name": view.b.name},
+                "ruleset": duel.ruleset,
+                "opened_by": actor_id,
+            }
+            _enqueue(
+                session,
+                dedupe_key=f"round_open:{rnd.id}",
+                guild_id=duel.guild_id,
+                duel_id=duel.id,
+                kind="round_open",
+                target="channel",
+                target_id=view.post_channel_id,
+                on_behalf_of=actor_id,
+                payload=base,
+            )
+            for side in ("a", "b"):
+                me = view.duellist(side)
+                _enqueue(
+                    session,
+                    dedupe_key=f"round_dm:{rnd.id}:{side}",
+                    guild_id=duel.guild_id,
+                    duel_id=duel.id,
+                    kind="round_dm",
+                    target="user",
+                    target_id=me.user_id,
+                    on_behalf_of=actor_id,
+                    payload={**base, "side": side, "channel_id": view.post_channel_id},
+                )
+            queries.audit(
+                session,
+                guild_id=duel.guild_id,
+                actor_id=actor_id,
+                action="round.open",
+                duel_id=duel.id,
+                details={"round": number, "commitment": rnd.commitment, "deadline": _iso(deadline)},
+            )
+            return RoundOpened(view, number, rnd.commitment, deadline)
+
+    async def submit_move(
+        self,
+        *,
+        user_id: int,
+        move: str,
+        via: str,
+        duel_id: int | None = None,
+    ) -> SubmissionReceipt:
+        if via not in SUBMISSION_CHANNELS:
+            raise InvalidInput(f"Unknown submission channel {via!r}.")
+        async with self._db.transaction() as session:
+            if duel_id is None:
+                duel_id = await self._only_open_duel(session, user_id)
+            duel = await self._get_duel(session, duel_id, None, lock=True)
+            side = "a" if duel.a_user_id == user_id else "b" if duel.b_user_id == user_id else None
+            if side is None:
+                raise NotAllowed(f"You are not a duellist in duel #{duel.id}.")
+            ruleset = get_ruleset(duel.ruleset)
+            try:
+                move_id = ruleset.parse_choice(move)
+            except RulesError as exc:
+                raise InvalidInput(exc.message) from None
+            rnd = await queries.open_round(session, duel.id, lock=True)
+            if duel.status != "live":
+                raise RoundNotOpen(f"Duel #{duel.id} has ended; moves are no longer taken.")
+            if rnd is None:
+                raise RoundNotOpen(
+                    f"Duel #{duel.id} has no open round: wait for a commander to open the next "
+                    "round (your move was not recorded)."
+                )
+            now = utcnow()
+            if rnd.deadline is not None and now >= rnd.deadline:
+                raise RoundNotOpen(
+                    f"The deadline of round {rnd.number} of duel #{duel.id} has passed; "
+                    "the move was not recorded."
+                )
+            current = (await queries.current_submissions(session, rnd.id)).get(side)
+            settings = await load_settings_row(session, duel.guild_id, self._defaults)
+            changed_from = None
+            if current is not None:
+                if not settings.change_of_choice:
+                    raise MoveAlreadyLocked(
+                        f"You already locked in {LABELS.get(current.move, current.move)} for "
+                        f"round {rnd.number} of duel #{duel.id}, and this server does not allow "
+                        "changing a move before the round closes.",
+                        current.move,
+                    )
+                current.superseded_at = now
+                changed_from = current.move
+                await session.flush()
+            session.add(
+                Submission(
+                    round_id=rnd.id,
+                    side=side,
+                    user_id=user_id,
+                    move=move_id,
+                    via=via,
+                    submitted_at=now,
+                )
+            )
+            await session.flush()
+            other = "b" if side == "a" else "a"
+            closed = None
+            if self._defaults.close_when_all_submitted:
+                sides = await queries.current_submissions(session, rnd.id)
+                if set(sides) == {"a", "b"}:
+                    closed = await self._close(session, duel, rnd, None, "all_submitted")
+            return SubmissionReceipt(
+                duel_id=duel.id,
+                guild_id=duel.guild_id,
+                round_no=rnd.number,
+                side=side,
+                move=move_id,
+                move_label=LABELS.get(move_id, move_id),
+                changed_from=changed_from,
+                deadline=rnd.deadline,
+                opponent_name=duel.state[other]["name"],
+                closed=closed,
+            )
+
+    async def _only_open_duel(self, session: AsyncSession, user_id: int) -> int:
+        found = await queries.open_rounds_of_user(session, user_id)
+        if not found:
+            raise NotFound("You have no open round to move in right now.")
+        if len(found) > 1:
+            listing = ", ".join(
+                f"#{d.id} vs {d.state['b' if d.a_user_id == user_id else 'a']['name']}"
+                for d, _ in found
+            )
+            raise AmbiguousDuel(
+                f"You are in several open duels ({listing}). Put the duel number first, "
+                f"for example `#{found[0][0].id} evade`.",
+                tuple(d.id for d, _ in found),
+            )
+        return found[0][0].id
+
+    async def close_round(
+        self,
+        *,
+        duel_id: int,
+        guild_id: int | None,
+        actor_id: int | None,
+        reason: str = "commander",
+        round_no: int | None = None,
+    ) -> RoundClosed:
+        """Adjudicate and close the open round. Exactly once: the loser of a race is refused."""
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            rnd = await queries.open_round(session, duel.id, lock=True)
+            if rnd is None or (round_no is not None and rnd.number != round_no):
+                raise RoundNotOpen(f"Duel #{duel.id} has no open round to close.")
+            return await self._close(session, duel, rnd, actor_id, reason)
+
+    async def _close(
+        self, session: AsyncSession, duel: Duel, rnd: Round, actor_id: int | None, reason: str
+    ) -> RoundClosed:
+        submissions = await queries.current_submissions(session, rnd.id)
+        settings = await load_settings_row(session, duel.guild_id, self._defaults)
+        options = Options(
+            missing_move="forfeit" if settings.missing_move == "forfeit" else "none",
+            locked_blocks_retreat=settings.locked_blocks_retreat,
+        )
+        ruleset = get_ruleset(duel.ruleset)
+        choices: dict[str, str | None] = {
+            s: (submissions[s].move if s in submissions else None) for s in ("a", "b")
+        }
+        result = ruleset.resolve(
+            DuelState.from_dict(duel.state),
+            choices,  # type: ignore[arg-type]
+            FairDice(rnd.seed, duel.id, rnd.number),
+            options,
+        )
+        now = utcnow()
+        stored = result.to_dict()
+        stored["options"] = {
+            "missing_move": options.missing_move,
+            "locked_blocks_retreat": options.locked_blocks_retreat,
+        }
+        stored["via"] = {s: submissions[s].via for s in submissions}
+        rnd.status = "closed"
+        rnd.closed_by = actor_id
+        rnd.closed_at = now
+        rnd.close_reason = reason
+        rnd.outcome = result.outcome
+        rnd.result = stored
+        duel.state = result.state.to_dict()
+        duel.locked = result.locked
+        duel.winner = result.winner
+        duel.rounds_played += 1
+        if result.ended:
+            duel.status = "ended"
+            duel.ended_at = now
+            duel.end_reason = f"round {rnd.number}: {result.outcome}"
+        await session.flush()
+        view = duel_view(duel)
+        on_behalf_of = actor_id if actor_id is not None else rnd.opened_by
+        _enqueue(
+            session,
+            dedupe_key=f"round_result:{rnd.id}",
+            guild_id=duel.guild_id,
+            duel_id=duel.id,
+            kind="round_result",
+            target="channel",
+            target_id=view.post_channel_id,
+            on_behalf_of=on_behalf_of,
+            payload={
+                "duel_id": duel.id,
+                "round_no": rnd.number,
+                "a": {"user_id": duel.a_user_id, **result.state.a.to_dict()},
+                "b": {"user_id": duel.b_user_id, **result.state.b.to_dict()},
+                "result": stored,
+                "winner_name": view.winner_name,
+                "seed": rnd.seed,
+                "commitment": rnd.commitment,
+                "closed_by": actor_id,
+                "reason": reason,
+                "ended": result.ended,
+            },
+        )
+        queries.audit(
+            session,
+            guild_id=duel.guild_id,
+            actor_id=actor_id,
+            action="round.close",
+            duel_id=duel.id,
+            details={"round": rnd.number, "outcome": result.outcome, "reason": reason},
+        )
+        return RoundClosed(
+            view, rnd.number, result.outcome, stored, rnd.seed, rnd.commitment, actor_id, reason
+        )
+
+    async def end_duel(
+        self, *, duel_id: int, guild_id: int | None, actor_id: int, reason: str
+    ) -> DuelView:
+        reason = " ".join(str(reason).split())
+        if not reason:
+            raise InvalidInput("Give a reason for ending the duel.")
+        if len(reason) > MAX_REASON:
+            raise InvalidInput(
+                f"The reason is too long ({len(reason)} characters, at most {MAX_REASON})."
+            )
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            if duel.status != "live":
+                raise StateConflict(f"Duel #{duel.id} has already ended.")
+            rnd = await queries.open_round(session, duel.id, lock=True)
+            now = utcnow()
+            if rnd is not None:
+                # The round never resolves: its moves stay sealed, its seed is no longer secret.
+                rnd.status = "cancelled"
+                rnd.closed_by = actor_id
+                rnd.closed_at = now
+                rnd.close_reason = "duel_ended"
+            duel.status = "ended"
+            duel.ended_at = now
+            duel.end_reason = reason
+            await session.flush()
+            view = duel_view(duel)
+            _enqueue(
+                session,
+                dedupe_key=f"duel_end:{duel.id}",
+                guild_id=duel.guild_id,
+                duel_id=duel.id,
+                kind="duel_end",
+                target="channel",
+                target_id=view.post_channel_id,
+                on_behalf_of=actor_id,
+                payload={
+                    "duel_id": duel.id,
+                    "reason": reason,
+                    "a": {"user_id": duel.a_user_id, "name": view.a.name},
+                    "b": {"user_id": duel.b_user_id, "name": view.b.name},
+                    "cancelled_round": None if rnd is None else rnd.number,
+                },
+            )
+            queries.audit(
+                session,
+                guild_id=duel.guild_id,
+                actor_id=actor_id,
+                action="duel.end",
+                duel_id=duel.id,
+                details={"reason": reason},
+            )
+            return view
+
+    async def undo_round(self, *, duel_id: int, guild_id: int | None, actor_id: int) -> DuelView:
+        """Void the last closed round: the duel returns to its state before it; the undone
+        result stays in the ledger."""
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            if await queries.open_round(session, duel.id) is not None:
+                raise StateConflict(
+                    f"Duel #{duel.id} has an open round: close it before undoing the last result."
+                )
+            if duel.status == "ended" and not (duel.end_reason or "").startswith("round "):
+                raise StateConflict(
+                    f"Duel #{duel.id} was ended by a commander; its rounds can no longer be undone."
+                )
+            stmt = (
+                select(Round)
+                .where(Round.duel_id == duel.id, Round.status.in_(("closed", "cancelled")))
+                .order_by(Round.number.desc())
+                .limit(1)
+                .with_for_update()
+            )
+            rnd = (await session.execute(stmt)).scalar_one_or_none()
+            if rnd is None or rnd.status != "closed":
+                raise StateConflict(f"Duel #{duel.id} has no closed round to undo.")
+            now = utcnow()
+            rnd.status = "undone"
+            rnd.undone_by = actor_id
+            rnd.undone_at = now
+            before = DuelState.from_dict(rnd.state_before)
+            duel.state = dict(rnd.state_before)
+            duel.locked = before.locked
+            duel.winner = before.winner
+            duel.status = "live"
+            duel.ended_at = None
+            duel.end_reason = None
+            duel.rounds_played -= 1
+            await session.flush()
+            view = duel_view(duel)
+            _enqueue(
+                session,
+                dedupe_key=f"round_undone:{rnd.id}",
+                guild_id=duel.guild_id,
+                duel_id=duel.id,
+                kind="round_undone",
+                target="channel",
+                target_id=view.post_channel_id,
+                on_behalf_of=actor_id,
+                payload={"duel_id": duel.id, "round_no": rnd.number, "outcome": rnd.outcome},
+            )
+            queries.audit(
+                session,
+                guild_id=duel.guild_id,
+                actor_id=actor_id,
+                action="round.undo",
+                duel_id=duel.id,
+                details={"round": rnd.number, "undone_outcome": rnd.outcome},
+            )
+            return view

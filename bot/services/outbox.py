@@ -1,0 +1,176 @@
+"""The outbox: posts to Discord written in the same transaction as the state change.
+
+Workers claim due posts with a lease (FOR UPDATE SKIP LOCKED on PostgreSQL, so several bot
+processes never take the same post), then mark them posted or failed. A failed attempt is
+retried with exponential backoff; a post whose lease ran out (its worker died) is claimed
+again, and the poster checks what was already posted before posting twice.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import or_, select
+
+from bot.db import queries
+from bot.db.engine import Database
+from bot.db.models import ChannelWebhook, OutboxPost, utcnow
+from bot.services.views import OutboxItem, WebhookView
+
+MAX_ATTEMPTS = 12
+MAX_BACKOFF = timedelta(minutes=10)
+
+
+def backoff(attempts: int) -> timedelta:
+    """2 s, 4 s, 8 s ... capped at 10 minutes."""
+    return min(timedelta(seconds=2 ** max(1, attempts)), MAX_BACKOFF)
+
+
+def _item(row: OutboxPost) -> OutboxItem:
+    return OutboxItem(
+        id=row.id,
+        dedupe_key=row.dedupe_key,
+        kind=row.kind,
+        target=row.target,
+        target_id=row.target_id,
+        guild_id=row.guild_id,
+        duel_id=row.duel_id,
+        on_behalf_of=row.on_behalf_of,
+        payload=dict(row.payload),
+        attempts=row.attempts,
+    )
+
+
+class OutboxService:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def claim(
+        self, worker_id: str, *, limit: int = 10, lease: timedelta = timedelta(seconds=60)
+    ) -> list[OutboxItem]:
+        now = utcnow()
+        async with self._db.transaction() as session:
+            stmt = (
+                select(OutboxPost)
+                .where(
+                    OutboxPost.status == "pending",
+                    OutboxPost.next_attempt_at <= now,
+                    or_(OutboxPost.claimed_until.is_(None), OutboxPost.claimed_until < now),
+                )
+                .order_by(OutboxPost.id)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            )
+            rows = list((await session.execute(stmt)).scalars())
+            for row in rows:
+                row.claimed_by = worker_id
+                row.claimed_until = now + lease
+                row.attempts += 1
+            await session.flush()
+            return [_item(r) for r in rows]
+
+    async def mark_posted(self, post_id: int, message_id: int | None) -> None:
+        async with self._db.transaction() as session:
+            row = await session.get(OutboxPost, post_id, with_for_update=True)
+            if row is None or row.status == "posted":
+                return
+            row.status = "posted"
+            row.posted_message_id = message_id
+            row.posted_at = utcnow()
+            row.claimed_by = None
+            row.claimed_until = None
+            row.last_error = None
+
+    async def mark_failed(self, post_id: int, error: str, *, permanent: bool = False) -> bool:
+        """Records a failed attempt. True when the post will be retried."""
+        async with self._db.transaction() as session:
+            row = await session.get(OutboxPost, post_id, with_for_update=True)
+            if row is None or row.status != "pending":
+                return False
+            row.last_error = error[:500]
+            row.claimed_by = None
+            row.claimed_until = None
+            if permanent or row.attempts >= MAX_ATTEMPTS:
+                row.status = "failed"
+                return False
+            row.next_attempt_at = utcnow() + backoff(row.attempts)
+            return True
+
+    async def mark_dm_closed(self, post_id: int) -> None:
+        """A DM failed with 50007: give up on it, record it, and tell the duel's channel
+        (naming the duellist and /move, nothing else)."""
+        async with self._db.transaction() as session:
+            row = await session.get(OutboxPost, post_id, with_for_update=True)
+            if row is None or row.status != "pending":
+                return
+            row.status = "failed"
+            row.last_error = "50007: cannot send messages to this user"
+            row.claimed_by = None
+            row.claimed_until = None
+            payload = row.payload
+            channel_id = payload.get("channel_id")
+            if channel_id is not None and row.duel_id is not None:
+                session.add(
+                    OutboxPost(
+                        dedupe_key=f"dm_closed:{row.duel_id}:{row.target_id}:{payload.get('round_no')}",
+                        guild_id=row.guild_id,
+                        duel_id=row.duel_id,
+                        kind="dm_closed",
+                        target="channel",
+                        target_id=int(channel_id),
+                        on_behalf_of=row.on_behalf_of,
+                        payload={
+                            "duel_id": row.duel_id,
+                            "round_no": payload.get("round_no"),
+                            "user_id": row.target_id,
+                        },
+                        status="pending",
+                        attempts=0,
+                        next_attempt_at=utcnow(),
+                    )
+                )
+            queries.audit(
+                session,
+                guild_id=row.guild_id,
+                actor_id=None,
+                action="dm.closed",
+                duel_id=row.duel_id,
+                details={"user_id": row.target_id, "post": row.dedupe_key},
+            )
+
+    async def pending_count(self) -> int:
+        async with self._db.transaction() as session:
+            stmt = select(OutboxPost.id).where(OutboxPost.status == "pending")
+            return len(list((await session.execute(stmt)).scalars()))
+
+    # -- webhooks: one per channel, reused ----------------------------------------------
+
+    async def get_webhook(self, channel_id: int) -> WebhookView | None:
+        async with self._db.transaction() as session:
+            row = await session.get(ChannelWebhook, channel_id)
+            return (
+                None
+                if row is None
+                else WebhookView(row.channel_id, row.webhook_id, row.webhook_token)
+            )
+
+    async def save_webhook(self, channel_id: int, webhook_id: int, token: str) -> None:
+        async with self._db.transaction() as session:
+            row = await session.get(ChannelWebhook, channel_id, with_for_update=True)
+            if row is None:
+                session.add(
+                    ChannelWebhook(
+                        channel_id=channel_id,
+                        webhook_id=webhook_id,
+                        webhook_token=token,
+                        created_at=utcnow(),
+                    )
+                )
+            else:
+                row.webhook_id, row.webhook_token = webhook_id, token
+
+    async def forget_webhook(self, channel_id: int) -> None:
+        async with self._db.transaction() as session:
+            row = await session.get(ChannelWebhook, channel_id, with_for_update=True)
+            if row is not None:
+                await session.delete(row)
