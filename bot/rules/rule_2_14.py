@@ -352,7 +352,14 @@ class Rule214(Ruleset):
         for side in SIDES:
             if rnd.moves[side] != RETREAT:
                 continue
-            if rnd.winner is not None:
+            if rnd.winner == side:
+                # Only a forfeit can make a retreating duellist the winner.
+                rnd.note(
+                    "2.14.1 Rounds",
+                    f"{rnd.name(side)} has already won the duel: the retreat does not "
+                    "take effect (a win counts before a retreat)",
+                )
+            elif rnd.winner is not None:
                 rnd.note(
                     "2.14.1 Rounds",
                     f"{rnd.name(side)} was struck down before the retreat took effect",
@@ -417,4 +424,5 @@ class Rule214(Ruleset):
         return table
 
 
-RULE_2_14 = register(Rule214())
+RULE_2_14 = Rule214()
+register(RULE_2_14)

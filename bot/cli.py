@@ -1,0 +1,639 @@
+"""The `duelbot` command line: odds, adjudicate, verify, seed; run, db upgrade, health.
+
+Bad input never produces a traceback: one line on stderr naming the field and what is
+allowed, and exit code 2. `verify` exits 0 when the published result is verified, 1 when not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import inspect
+import json
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from bot.report import (
+    adjudication_dict,
+    odds_dict,
+    render_odds_text,
+    render_round_bbcode,
+    render_round_markdown,
+)
+from bot.rules.base import RoundResult, Side
+from bot.rules.dice import FairDice, commitment, new_seed, parse_seed
+from bot.rules.errors import RulesError
+from bot.rules.rule_2_14 import (
+    MISSING_MOVE_POLICIES,
+    RULE_2_14,
+    RULESET_ID,
+    Duellist,
+    DuelState,
+    Options,
+    allowed_moves_text,
+    parse_move,
+)
+
+PROG = "duelbot"
+EXIT_OK = 0
+EXIT_NOT_VERIFIED = 1
+EXIT_BAD_INPUT = 2
+
+ROUND_KEYS = ("a", "b", "moves", "locked", "seed", "duel_id", "round_no", "options", "ruleset")
+DUELLIST_KEYS = ("name", "str", "agi")
+OPTION_KEYS = ("missing_move", "locked_blocks_retreat")
+PUBLISHED_KEYS = ("outcome", "winner", "locked", "rolls", "log", "seed", "commitment")
+FLAT_VERIFY_EXTRA = ("commitment", "outcome", "winner", "rolls", "log", "locked_after")
+ROLL_KEYS = ("label", "sides", "value", "for", "purpose")
+
+ADJUDICATE_INPUT_HELP = """\
+input (JSON object):
+  {"a": {"name": "Alice", "str": 7, "agi": 4},
+   "b": {"name": "Bob", "str": 3, "agi": 5},
+   "moves": {"a": "full_frontal_strike", "b": null},
+   "locked": false,
+   "seed": "<64 hex characters>",
+   "duel_id": 1, "round_no": 1,
+   "options": {"missing_move": "none", "locked_blocks_retreat": false}}
+
+  a, b, moves, duel_id, round_no are required; locked (default false), seed (default: a
+  fresh one is drawn and shown) and options (defaults as above) are optional.
+  STR/AGI are any integers. A move is a move id or a short form (ffs, ss, lock, ev, flee,
+  ...), or null for "sent no move by the close".
+"""
+
+VERIFY_INPUT_HELP = """\
+input (JSON object), one of two shapes:
+
+  1. flat: the adjudicate input fields (a, b, moves, locked, duel_id, round_no, options)
+     plus "seed" (the revealed seed), "commitment" (published when the round opened) and
+     the published "outcome", "winner" (name or null), "rolls" (and optionally "log",
+     which is not compared). Here "locked" is the lock state BEFORE the round, as in the
+     adjudicate input; the published lock state after the round may be given as
+     "locked_after" (compared when present).
+
+  2. published output + input: the `duelbot adjudicate --json` output object unchanged
+     (outcome, winner, locked, rolls, log, seed, commitment) with one more key, "input",
+     holding the adjudicate input. Here "locked" is the published lock state after the
+     round. Build it with:  jq -s '.[1] + {input: .[0]}' round.json published.json
+
+checks: SHA-256(seed) == commitment; every roll re-derived from the seed (label, sides,
+value, for, purpose); the round re-adjudicated; outcome, winner and locked compared.
+exit status: 0 verified, 1 not verified (each mismatch is printed), 2 bad input.
+"""
+
+
+class InputError(Exception):
+    """Bad command-line input; the message is one line naming the field."""
+
+
+class NotAvailable(Exception):
+    """A subcommand whose implementing module does not exist yet."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# -- input parsing ----------------------------------------------------------------------
+
+
+def _describe(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def read_json(source: str) -> Any:
+    """JSON from a file path, or from stdin for '-'."""
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+            where = "stdin"
+        else:
+            with open(source, encoding="utf-8") as handle:
+                text = handle.read()
+            where = source
+    except OSError as exc:
+        raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{source} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+
+
+def _object(value: Any, field: str, allowed: Sequence[str]) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(f"{field} must be a JSON object with keys {', '.join(allowed)}")
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise InputError(
+            f"{field} has unknown key(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}"
+        )
+    return value
+
+
+def _require(data: Mapping[str, Any], key: str, field: str) -> Any:
+    if key not in data:
+        raise InputError(f"{field}{key} is missing")
+    return data[key]
+
+
+def _int(value: Any, field: str, *, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{field} must be a whole number, not {_describe(value)}")
+    if minimum is not None and value < minimum:
+        raise InputError(f"{field} must be at least {minimum}, not {value}")
+    return value
+
+
+def _bool(value: Any, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{field} must be true or false, not {_describe(value)}")
+    return value
+
+
+def _seed(value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{field} must be a string of 64 hexadecimal characters")
+    try:
+        parse_seed(value)
+    except RulesError:
+        raise InputError(
+            f"{field} must be 64 hexadecimal characters (32 bytes), not {_describe(value)}"
+        ) from None
+    return value.strip().lower()
+
+
+@dataclass(frozen=True, slots=True)
+class RoundInput:
+    """One round as described by the adjudicate JSON."""
+
+    a: Duellist
+    b: Duellist
+    moves: dict[Side, str | None]
+    locked: bool
+    seed: str | None
+    duel_id: int
+    round_no: int
+    options: Options
+
+    def state(self) -> DuelState:
+        return DuelState(a=self.a, b=self.b, locked=self.locked)
+
+    def resolve(self, seed: str) -> RoundResult:
+        dice = FairDice(seed, self.duel_id, self.round_no)
+        return RULE_2_14.resolve(self.state(), self.moves, dice, self.options)
+
+
+def _duellist(value: Any, field: str) -> Duellist:
+    data = _object(value, field, DUELLIST_KEYS)
+    name = _require(data, "name", f"{field}.")
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{field}.name must be a non-empty string, not {_describe(name)}")
+    for key in ("str", "agi"):
+        _int(_require(data, key, f"{field}."), f"{field}.{key}")
+    try:
+        return Duellist.from_dict(data, bounded=False)
+    except RulesError as exc:
+        raise InputError(f"{field}.{exc.message}") from None
+
+
+def _move(value: Any, field: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(
+            f"{field} must be a move or null, not {_describe(value)}; "
+            f"allowed: {allowed_moves_text()}"
+        )
+    try:
+        return parse_move(value)
+    except RulesError as exc:
+        raise InputError(f"{field}: {exc.message}") from None
+
+
+def _options(value: Any) -> Options:
+    if value is None:
+        return Options()
+    data = _object(value, "options", OPTION_KEYS)
+    missing = data.get("missing_move", "none")
+    if missing not in MISSING_MOVE_POLICIES:
+        raise InputError(
+            f"options.missing_move must be one of {', '.join(MISSING_MOVE_POLICIES)}, "
+            f"not {_describe(missing)}"
+        )
+    blocks = _bool(data.get("locked_blocks_retreat", False), "options.locked_blocks_retreat")
+    return Options(missing_move=missing, locked_blocks_retreat=blocks)
+
+
+def parse_round_input(data: Any, *, field: str = "", extra: Sequence[str] = ()) -> RoundInput:
+    """Validate the adjudicate JSON; ``extra`` keys are allowed and ignored."""
+    where = f"{field}." if field else ""
+    obj = _object(data, field or "the input", (*ROUND_KEYS, *extra))
+    ruleset = obj.get("ruleset", RULESET_ID)
+    if ruleset != RULESET_ID:
+        raise InputError(f"{where}ruleset must be {RULESET_ID!r}, not {_describe(ruleset)}")
+    a = _duellist(_require(obj, "a", where), f"{where}a")
+    b = _duellist(_require(obj, "b", where), f"{where}b")
+    moves_obj = _object(_require(obj, "moves", where), f"{where}moves", ("a", "b"))
+    moves: dict[Side, str | None] = {
+        "a": _move(_require(moves_obj, "a", f"{where}moves."), f"{where}moves.a"),
+        "b": _move(_require(moves_obj, "b", f"{where}moves."), f"{where}moves.b"),
+    }
+    seed = obj.get("seed")
+    return RoundInput(
+        a=a,
+        b=b,
+        moves=moves,
+        locked=_bool(obj.get("locked", False), f"{where}locked"),
+        seed=None if seed is None else _seed(seed, f"{where}seed"),
+        duel_id=_int(_require(obj, "duel_id", where), f"{where}duel_id", minimum=0),
+        round_no=_int(_require(obj, "round_no", where), f"{where}round_no", minimum=0),
+        options=_options(obj.get("options")),
+    )
+
+
+# -- odds -------------------------------------------------------------------------------
+
+
+def cmd_odds(args: argparse.Namespace) -> int:
+    a = Duellist(args.a_name, args.a_str, args.a_agi)
+    b = Duellist(args.b_name, args.b_str, args.b_agi)
+    options = Options(locked_blocks_retreat=args.locked_blocks_retreat)
+    table = RULE_2_14.odds_table(a, b, options, locked=args.locked)
+    if args.json:
+        print(json.dumps(odds_dict(table, ruleset=RULESET_ID), indent=2))
+    else:
+        print(
+            render_odds_text(
+                table,
+                a_str=a.strength,
+                a_agi=a.agility,
+                b_str=b.strength,
+                b_agi=b.agility,
+                a_name=a.name,
+                b_name=b.name,
+                locked=args.locked,
+            ),
+            end="",
+        )
+    return EXIT_OK
+
+
+# -- adjudicate -------------------------------------------------------------------------
+
+
+def cmd_adjudicate(args: argparse.Namespace) -> int:
+    rnd = parse_round_input(read_json(args.file))
+    seed = rnd.seed
+    if seed is None:
+        seed = new_seed()
+        print(
+            f"{PROG} adjudicate: no seed given; drew a fresh one: {seed}",
+            file=sys.stderr,
+        )
+    result = rnd.resolve(seed)
+    commit = commitment(seed)
+    if args.json:
+        print(json.dumps(adjudication_dict(result, seed=seed, commitment=commit), indent=2))
+        return EXIT_OK
+    render = render_round_bbcode if args.bbcode else render_round_markdown
+    print(
+        render(result, seed=seed, commitment=commit, duel_id=rnd.duel_id, round_no=rnd.round_no),
+        end="",
+    )
+    return EXIT_OK
+
+
+# -- verify -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyInput:
+    round: RoundInput
+    seed: str
+    commitment: str
+    outcome: Any
+    winner: Any
+    locked: Any  # the published lock state after the round; _ABSENT when not given
+    rolls: list[Any]
+    notes: tuple[str, ...] = ()
+
+
+_ABSENT = object()
+
+
+def _published_rolls(value: Any, field: str) -> list[Any]:
+    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+        raise InputError(
+            f"{field} must be a list of objects with keys {', '.join(ROLL_KEYS)}"
+        )
+    return value
+
+
+def _commitment(value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{field} must be a string (64 hexadecimal characters)")
+    return value
+
+
+def parse_verify_input(data: Any) -> VerifyInput:
+    if not isinstance(data, dict):
+        raise InputError("the input must be a JSON object (see duelbot verify --help)")
+    if "input" in data:
+        published = _object(
+            {k: v for k, v in data.items() if k != "input"},
+            "the published output",
+            ("input", *PUBLISHED_KEYS),
+        )
+        rnd = parse_round_input(data["input"], field="input")
+        notes: list[str] = []
+        seed_value = published.get("seed")
+        if seed_value is None:
+            if rnd.seed is None:
+                raise InputError("seed is missing (the revealed seed of the round)")
+            seed = rnd.seed
+        else:
+            seed = _seed(seed_value, "seed")
+            if rnd.seed is not None and rnd.seed != seed:
+                notes.append(
+                    f"seed: the input's seed {rnd.seed} is not the published seed {seed}"
+                )
+        return VerifyInput(
+            round=rnd,
+            seed=seed,
+            commitment=_commitment(_require(published, "commitment", ""), "commitment"),
+            outcome=_require(published, "outcome", ""),
+            winner=_require(published, "winner", ""),
+            locked=_require(published, "locked", ""),
+            rolls=_published_rolls(_require(published, "rolls", ""), "rolls"),
+            notes=tuple(notes),
+        )
+    rnd = parse_round_input(data, extra=FLAT_VERIFY_EXTRA)
+    if rnd.seed is None:
+        raise InputError("seed is missing (the revealed seed of the round)")
+    return VerifyInput(
+        round=rnd,
+        seed=rnd.seed,
+        commitment=_commitment(_require(data, "commitment", ""), "commitment"),
+        outcome=_require(data, "outcome", ""),
+        winner=_require(data, "winner", ""),
+        locked=data.get("locked_after", _ABSENT),
+        rolls=_published_rolls(_require(data, "rolls", ""), "rolls"),
+    )
+
+
+def _same(published: Any, expected: Any) -> bool:
+    return type(published) is type(expected) and bool(published == expected)
+
+
+def _show(value: Any) -> str:
+    return "(missing)" if value is _ABSENT else json.dumps(value)
+
+
+def verify_round(vi: VerifyInput) -> tuple[list[str], dict[str, Any]]:
+    """Mismatches between the published result and the rules (empty: verified)."""
+    mismatches = list(vi.notes)
+    derived = commitment(vi.seed)
+    if vi.commitment.strip().lower() != derived:
+        mismatches.append(
+            f"commitment: published {vi.commitment!r}, but SHA-256 of the seed is {derived!r}"
+        )
+    result = vi.round.resolve(vi.seed)
+    expected = adjudication_dict(result, seed=vi.seed, commitment=derived)
+    for key, published in (("outcome", vi.outcome), ("winner", vi.winner), ("locked", vi.locked)):
+        if published is _ABSENT:
+            continue
+        if not _same(published, expected[key]):
+            mismatches.append(
+                f"{key}: published {_show(published)}, the rules give {_show(expected[key])}"
+            )
+    want: list[dict[str, Any]] = expected["rolls"]
+    if len(vi.rolls) != len(want):
+        mismatches.append(
+            f"rolls: published {len(vi.rolls)} roll(s), the rules make {len(want)}"
+        )
+    for i, (pub, exp) in enumerate(zip(vi.rolls, want, strict=False)):
+        for key in ROLL_KEYS:
+            got = pub.get(key, _ABSENT)
+            if got is _ABSENT or not _same(got, exp[key]):
+                mismatches.append(
+                    f"rolls[{i}].{key}: published {_show(got)}, "
+                    f"re-derived from the seed {_show(exp[key])}"
+                )
+    return mismatches, expected
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    vi = parse_verify_input(read_json(args.file))
+    mismatches, expected = verify_round(vi)
+    verified = not mismatches
+    if args.json:
+        report = {"verified": verified, "mismatches": mismatches, "expected": expected}
+        print(json.dumps(report, indent=2))
+    elif verified:
+        print("OK: the published result is the one rule 2.14 gives for this seed.")
+        print(f"- commitment: SHA-256 of the seed is {expected['commitment']}")
+        print(f"- rolls: {len(expected['rolls'])} re-derived from the seed, all match")
+        print(
+            f"- outcome {expected['outcome']}, winner {json.dumps(expected['winner'])}, "
+            f"locked {json.dumps(expected['locked'])}"
+        )
+    else:
+        print(f"NOT VERIFIED: {len(mismatches)} mismatch(es)")
+        for line in mismatches:
+            print(f"- {line}")
+    return EXIT_OK if verified else EXIT_NOT_VERIFIED
+
+
+# -- seed -------------------------------------------------------------------------------
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    seed = new_seed()
+    commit = commitment(seed)
+    if args.json:
+        print(json.dumps({"seed": seed, "commitment": commit}, indent=2))
+    else:
+        print(f"seed (keep secret until the round closes): {seed}")
+        print(f"commitment (publish when the round opens): {commit}")
+    return EXIT_OK
+
+
+# -- commands implemented elsewhere -----------------------------------------------------
+
+
+def _lazy(module: str, attr: str, command: str) -> Callable[..., Any]:
+    """``module.attr``, imported only when the command runs."""
+    try:
+        loaded = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing and (module == missing or module.startswith(missing + ".")):
+            raise NotAvailable(
+                f"'{PROG} {command}' is not available yet ({module} does not exist)"
+            ) from None
+        raise InputError(
+            f"'{PROG} {command}' needs the module {missing!r}, which is not installed "
+            "(run: make install)"
+        ) from None
+    func = getattr(loaded, attr, None)
+    if not callable(func):
+        raise NotAvailable(
+            f"'{PROG} {command}' is not available yet ({module}.{attr} does not exist)"
+        )
+    return func  # type: ignore[no-any-return]
+
+
+def _finish(value: Any) -> int:
+    """The exit code of a command implemented elsewhere (awaited first if it is async)."""
+    if inspect.isawaitable(value):
+        value = asyncio.run(_await(value))
+    if value is None or value is True:
+        return EXIT_OK
+    if value is False:
+        return 1
+    return value if isinstance(value, int) else EXIT_OK
+
+
+async def _await(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    run_bot = _lazy("bot.__main__", "run_bot", "run")
+    return _finish(run_bot(args.config))
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    upgrade = _lazy("bot.db.migrate", "upgrade", "db upgrade")
+    from bot.config import ConfigError, load_settings
+
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as exc:
+        raise InputError(str(exc)) from None
+    return _finish(upgrade(settings))
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    check = _lazy("bot.discord.health", "check", "health")
+    return _finish(check())
+
+
+# -- parser and entry point -------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="duelbot: rule 2.14 duels with provably fair dice.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    odds = sub.add_parser(
+        "odds",
+        help="exact odds of every outcome for all 25 move pairs",
+        description="Exact probabilities (fractions) of every outcome for all 25 move pairs, "
+        "by enumeration of every die face. STR/AGI are any integers.",
+    )
+    for flag in ("--a-str", "--a-agi", "--b-str", "--b-agi"):
+        odds.add_argument(flag, type=int, required=True, metavar="N")
+    odds.add_argument("--a-name", default="A", help="name of duellist A in the table")
+    odds.add_argument("--b-name", default="B", help="name of duellist B in the table")
+    odds.add_argument(
+        "--locked", action="store_true", help="the duellists start the round locked in combat"
+    )
+    odds.add_argument(
+        "--locked-blocks-retreat",
+        action="store_true",
+        help="option: a locked duellist's retreat fails",
+    )
+    odds.add_argument("--json", action="store_true", help="machine-readable output")
+    odds.set_defaults(func=cmd_odds)
+
+    adj = sub.add_parser(
+        "adjudicate",
+        help="adjudicate one round from JSON (Markdown, BBCode or JSON)",
+        description="Adjudicate one round of rule 2.14 from a JSON description, with "
+        "provably fair dice derived from the round's seed (docs/fairness.md).",
+        epilog=ADJUDICATE_INPUT_HELP
+        + '\noutput (--json): {"outcome", "winner" (name or null), "locked", "rolls": '
+        '[{"label", "sides", "value", "for", "purpose"}], "log", "seed", "commitment"}\n',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    adj.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="default: stdin")
+    fmt = adj.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="machine-readable output")
+    fmt.add_argument("--bbcode", action="store_true", help="a BBCode post for forums")
+    fmt.add_argument(
+        "--markdown", action="store_true", help="a Markdown post (the default)"
+    )
+    adj.set_defaults(func=cmd_adjudicate)
+
+    ver = sub.add_parser(
+        "verify",
+        help="check a published round against its seed, commitment and the rules",
+        description="Re-derive every roll of a published round from its revealed seed, "
+        "re-adjudicate it and compare with what was published.",
+        epilog=VERIFY_INPUT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ver.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="default: stdin")
+    ver.add_argument("--json", action="store_true", help="machine-readable output")
+    ver.set_defaults(func=cmd_verify)
+
+    seed = sub.add_parser(
+        "seed",
+        help="draw a fresh round seed and its commitment",
+        description="Draw a fresh 32-byte seed; publish the commitment when the round "
+        "opens and the seed when it closes.",
+    )
+    seed.add_argument("--json", action="store_true", help="machine-readable output")
+    seed.set_defaults(func=cmd_seed)
+
+    run = sub.add_parser("run", help="run the Discord bot")
+    run.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
+    run.set_defaults(func=cmd_run)
+
+    db = sub.add_parser("db", help="database maintenance")
+    db_sub = db.add_subparsers(dest="db_command", metavar="COMMAND", parser_class=_Parser)
+    db_sub.required = True
+    upgrade = db_sub.add_parser("upgrade", help="apply database migrations")
+    upgrade.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
+    upgrade.set_defaults(func=cmd_db_upgrade)
+
+    health = sub.add_parser("health", help="check that the bot is healthy")
+    health.set_defaults(func=cmd_health)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = " ".join(
+        part for part in (PROG, args.command, getattr(args, "db_command", None)) if part
+    )
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except (InputError, NotAvailable) as exc:
+        print(f"{command}: error: {exc}", file=sys.stderr)
+    except RulesError as exc:
+        print(f"{command}: error: {exc.message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,344 @@
+"""Pure text rendering of round results and odds tables (no Discord, no I/O).
+
+Every function takes plain data: a ``RoundResult`` (or its ``to_dict()``), the round's
+seed and commitment, and returns a string or a JSON-ready dict. The command line uses
+them today; the Discord layer can reuse them for posts and embeds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from bot.rules.base import RoundResult, get_ruleset
+from bot.rules.errors import RulesError
+
+OUTCOME_ORDER: tuple[str, ...] = (
+    "a_wins",
+    "b_wins",
+    "a_retreats",
+    "b_retreats",
+    "both_retreat",
+    "locked",
+    "no_effect",
+)
+
+PURPOSE_LABELS: dict[str, str] = {
+    "evade": "Evade",
+    "full_frontal_strike": "Full Frontal Strike",
+}
+
+VERIFY_HINT = (
+    "Anyone can check this result: save the round's input with the revealed seed, the "
+    "commitment and this result as JSON and run `duelbot verify FILE` "
+    "(see docs/fairness.md)."
+)
+
+_ZWSP = "\u200b"
+_MD_SPECIAL = re.compile(r"([\\`*_~|<\[\]])")
+_MENTION = re.compile(r"@(everyone|here)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Fighter:
+    side: str
+    name: str
+    strength: int
+    agility: int
+    move: str | None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def escape_markdown(text: str) -> str:
+    """User text safe inside Markdown: specials escaped, @everyone/@here defused."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", _one_line(text))
+    return _MENTION.sub(lambda m: "@" + _ZWSP + m.group(1), escaped)
+
+
+def escape_bbcode(text: str) -> str:
+    """User text safe inside BBCode: a zero-width space after '[' stops tag parsing."""
+    return _one_line(text).replace("[", "[" + _ZWSP)
+
+
+def _as_dict(result: RoundResult | Mapping[str, Any]) -> Mapping[str, Any]:
+    return result.to_dict() if isinstance(result, RoundResult) else result
+
+
+def side_name(state: Mapping[str, Any], side: str) -> str:
+    """The display name of duellist ``side`` ("a"/"b"), "Duellist A" when unnamed."""
+    duellist = state.get(side) or {}
+    name = duellist.get("name") if isinstance(duellist, Mapping) else None
+    return name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
+
+
+def move_label(ruleset_id: str, move: str | None) -> str:
+    """A move's display label ("Full Frontal Strike"), or "no move"."""
+    if move is None:
+        return "no move"
+    try:
+        for spec in get_ruleset(ruleset_id).moves():
+            if spec.id == move:
+                return spec.label
+    except RulesError:
+        pass
+    return move
+
+
+def purpose_label(purpose: str) -> str:
+    return PURPOSE_LABELS.get(purpose, purpose.replace("_", " ").title())
+
+
+def outcome_text(outcome: str, a_name: str, b_name: str) -> str:
+    """One sentence for an outcome id, with the duellists' names."""
+    texts = {
+        "a_wins": f"{a_name} wins the duel",
+        "b_wins": f"{b_name} wins the duel",
+        "a_retreats": f"{a_name} retreats; the duel ends with no winner",
+        "b_retreats": f"{b_name} retreats; the duel ends with no winner",
+        "both_retreat": "Both duellists retreat; the duel ends with no winner",
+        "locked": "The duellists are locked in combat; the duel goes on",
+        "no_effect": "No effect; the duel goes on",
+    }
+    return texts.get(outcome, outcome)
+
+
+def winner_name(result: RoundResult | Mapping[str, Any]) -> str | None:
+    """The winner's name (as given in the duel state), or None."""
+    data = _as_dict(result)
+    winner = data.get("winner")
+    if winner not in ("a", "b"):
+        return None
+    duellist = data["state"][winner]
+    name = duellist.get("name", "")
+    return name if isinstance(name, str) else str(name)
+
+
+def adjudication_dict(
+    result: RoundResult | Mapping[str, Any], *, seed: str, commitment: str
+) -> dict[str, Any]:
+    """The published record of a round: exactly the `duelbot adjudicate --json` shape."""
+    data = _as_dict(result)
+    return {
+        "outcome": data["outcome"],
+        "winner": winner_name(data),
+        "locked": bool(data["locked"]),
+        "rolls": [
+            {
+                "label": r["label"],
+                "sides": r["sides"],
+                "value": r["value"],
+                "for": r["for"],
+                "purpose": r["purpose"],
+            }
+            for r in data["rolls"]
+        ],
+        "log": [str(line) for line in data["log"]],
+        "seed": seed,
+        "commitment": commitment,
+    }
+
+
+def _fighters(data: Mapping[str, Any]) -> tuple[_Fighter, _Fighter]:
+    state = data["state"]
+    choices = data.get("choices", {})
+    out = []
+    for side in ("a", "b"):
+        d = state[side]
+        out.append(_Fighter(side, side_name(state, side), d["str"], d["agi"], choices.get(side)))
+    return out[0], out[1]
+
+
+def _heading(a: str, b: str, duel_id: int | None, round_no: int | None) -> str:
+    where = []
+    if duel_id is not None:
+        where.append(f"Duel {duel_id}")
+    if round_no is not None:
+        where.append(f"round {round_no}")
+    prefix = ", ".join(where)
+    return f"{prefix}: {a} vs {b}" if prefix else f"{a} vs {b}"
+
+
+def _roll_line(roll: Mapping[str, Any], names: Mapping[str, str], code: str) -> str:
+    sides = roll["sides"]
+    note = " (X <= 0 always yields 0)" if sides <= 0 else ""
+    return (
+        f"{code}: DICE{sides} = {roll['value']}{note} for {names[roll['for']]} "
+        f"({purpose_label(roll['purpose'])})"
+    )
+
+
+def render_round_markdown(
+    result: RoundResult | Mapping[str, Any],
+    *,
+    seed: str | None = None,
+    commitment: str | None = None,
+    duel_id: int | None = None,
+    round_no: int | None = None,
+    verify_hint: bool = True,
+) -> str:
+    """A round's result as a Markdown post, ready to paste (Discord, forums, GitHub)."""
+    data = _as_dict(result)
+    ruleset = str(data.get("ruleset", ""))
+    a, b = _fighters(data)
+    names = {"a": escape_markdown(a.name), "b": escape_markdown(b.name)}
+    title = _ruleset_title(ruleset)
+    lines = [f"**{_heading(names['a'], names['b'], duel_id, round_no)}** ({title})", ""]
+    for f in (a, b):
+        lines.append(
+            f"- **{f.side.upper()}: {names[f.side]}**: STR {f.strength}, AGI {f.agility}; "
+            f"move: **{move_label(ruleset, f.move)}**"
+        )
+    lines += ["", "**Rolls**"]
+    rolls = data["rolls"]
+    if rolls:
+        for roll in rolls:
+            lines.append("- " + _roll_line(roll, names, f"`{roll['label']}`"))
+    else:
+        lines.append("- no dice were rolled")
+    lines += ["", "**Adjudication**"]
+    lines += [f"- {escape_markdown(line)}" for line in data["log"]]
+    winner = winner_name(data)
+    lines += [
+        "",
+        f"**Outcome: {outcome_text(data['outcome'], names['a'], names['b'])}** "
+        f"(`{data['outcome']}`)",
+        f"- Winner: {escape_markdown(winner) if winner is not None else 'none'}",
+        f"- Locked in combat: {'yes' if data['locked'] else 'no'}",
+    ]
+    if seed is not None:
+        lines.append(f"- Seed (revealed): `{seed}`")
+    if commitment is not None:
+        lines.append(f"- Commitment (SHA-256 of the seed): `{commitment}`")
+    if verify_hint:
+        lines += ["", f"*{VERIFY_HINT}*"]
+    return "\n".join(lines) + "\n"
+
+
+def render_round_bbcode(
+    result: RoundResult | Mapping[str, Any],
+    *,
+    seed: str | None = None,
+    commitment: str | None = None,
+    duel_id: int | None = None,
+    round_no: int | None = None,
+    verify_hint: bool = True,
+) -> str:
+    """A round's result as a BBCode forum post."""
+    data = _as_dict(result)
+    ruleset = str(data.get("ruleset", ""))
+    a, b = _fighters(data)
+    names = {"a": escape_bbcode(a.name), "b": escape_bbcode(b.name)}
+    title = _ruleset_title(ruleset)
+    lines = [f"[b]{_heading(names['a'], names['b'], duel_id, round_no)}[/b] ({title})", ""]
+    lines.append("[list]")
+    for f in (a, b):
+        lines.append(
+            f"[*][b]{f.side.upper()}: {names[f.side]}[/b]: STR {f.strength}, AGI {f.agility}; "
+            f"move: [b]{move_label(ruleset, f.move)}[/b]"
+        )
+    lines += ["[/list]", "", "[b]Rolls[/b]", "[list]"]
+    rolls = data["rolls"]
+    if rolls:
+        for roll in rolls:
+            lines.append("[*]" + _roll_line(roll, names, roll["label"]))
+    else:
+        lines.append("[*]no dice were rolled")
+    lines += ["[/list]", "", "[b]Adjudication[/b]", "[list]"]
+    lines += [f"[*]{escape_bbcode(line)}" for line in data["log"]]
+    lines.append("[/list]")
+    winner = winner_name(data)
+    lines += [
+        "",
+        f"[b]Outcome: {outcome_text(data['outcome'], names['a'], names['b'])}[/b] "
+        f"({data['outcome']})",
+        f"Winner: {escape_bbcode(winner) if winner is not None else 'none'}",
+        f"Locked in combat: {'yes' if data['locked'] else 'no'}",
+    ]
+    if seed is not None:
+        lines.append(f"Seed (revealed): {seed}")
+    if commitment is not None:
+        lines.append(f"Commitment (SHA-256 of the seed): {commitment}")
+    if verify_hint:
+        lines += ["", f"[i]{VERIFY_HINT.replace('`', '')}[/i]"]
+    return "\n".join(lines) + "\n"
+
+
+def _ruleset_title(ruleset_id: str) -> str:
+    try:
+        return get_ruleset(ruleset_id).title
+    except RulesError:
+        return ruleset_id or "unknown ruleset"
+
+
+# -- odds -------------------------------------------------------------------------------
+
+OddsTable = Sequence[tuple[str, str, Mapping[str, Fraction]]]
+
+
+def odds_dict(table: OddsTable, *, ruleset: str = "rule-2.14") -> dict[str, Any]:
+    """The `duelbot odds --json` shape; fractions as str(Fraction), zero outcomes left out."""
+    return {
+        "ruleset": ruleset,
+        "matchups": [
+            {
+                "a_move": a_move,
+                "b_move": b_move,
+                "outcomes": {o: str(p) for o, p in outcomes.items() if p != 0},
+            }
+            for a_move, b_move, outcomes in table
+        ],
+    }
+
+
+def render_odds_text(
+    table: OddsTable,
+    *,
+    a_str: int,
+    a_agi: int,
+    b_str: int,
+    b_agi: int,
+    a_name: str = "A",
+    b_name: str = "B",
+    locked: bool = False,
+) -> str:
+    """A plain-text table: one row per move pair, one column per outcome (exact fractions)."""
+    present = {o for _, _, outcomes in table for o, p in outcomes.items() if p != 0}
+    columns = [o for o in OUTCOME_ORDER if o in present]
+    columns += sorted(present - set(columns))
+    header = ["A move", "B move", *columns]
+    rows = [
+        [a_move, b_move, *(_fraction_cell(outcomes.get(o, Fraction(0))) for o in columns)]
+        for a_move, b_move, outcomes in table
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+
+    state = "locked in combat" if locked else "unlocked"
+    lines = [
+        f"Exact outcome probabilities: {_who('A', a_name)} (STR {a_str}, AGI {a_agi}) vs "
+        f"{_who('B', b_name)} (STR {b_str}, AGI {b_agi}), {state} at the start",
+        "",
+        fmt(header),
+        fmt(["-" * w for w in widths]),
+        *(fmt(r) for r in rows),
+        "",
+        "'-' = impossible. Each row sums to exactly 1.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _who(side: str, name: str) -> str:
+    name = _one_line(name)
+    return side if name in ("", side) else f"{side} = {name}"
+
+
+def _fraction_cell(p: Fraction) -> str:
+    return "-" if p == 0 else str(p)
