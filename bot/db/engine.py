@@ -8,41 +8,83 @@ updates when a second process (the CLI, a second bot) writes the same file.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.pool import AsyncAdaptedQueuePool
+from sqlalchemy.pool import AsyncAdaptedQueuePool, Pool
 
 
 def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def make_engine(url: str, *, echo: bool = False, pool_size: int = 10) -> AsyncEngine:
+def split_search_path(url: str) -> tuple[str, str | None]:
+    """``(url without it, schema)`` for a PostgreSQL URL with a ``?search_path=`` query.
+
+    asyncpg takes the search path as a server setting, not as a URL query, so the option is
+    lifted out of the URL here. It lets one plain URL string (an env var, a subprocess)
+    point duelbot at a schema other than ``public``: the tests run each in its own schema.
+    """
     if is_sqlite(url):
+        return url, None
+    parsed = make_url(url)
+    schema = parsed.query.get("search_path")
+    if schema is None:
+        return url, None
+    if not isinstance(schema, str):
+        schema = ",".join(schema)
+    stripped = parsed.difference_update_query(["search_path"])
+    return stripped.render_as_string(hide_password=False), schema
+
+
+def make_engine(
+    url: str,
+    *,
+    echo: bool = False,
+    pool_size: int = 10,
+    connect_args: Mapping[str, Any] | None = None,
+    poolclass: type[Pool] | None = None,
+) -> AsyncEngine:
+    """The engine for ``url``; ``connect_args`` are merged over duelbot's own.
+
+    ``poolclass`` (e.g. ``NullPool``) replaces the default pool; on SQLite the single
+    connection pool is what serialises writers, so only pass one for short-lived tools.
+    """
+    extra = dict(connect_args or {})
+    if is_sqlite(url):
+        if poolclass is None:
+            pool_args: dict[str, Any] = {
+                "poolclass": AsyncAdaptedQueuePool,
+                "pool_size": 1,
+                "max_overflow": 0,
+                "pool_timeout": 30,
+            }
+        else:
+            pool_args = {"poolclass": poolclass}
         engine = create_async_engine(
-            url,
-            echo=echo,
-            poolclass=AsyncAdaptedQueuePool,
-            pool_size=1,
-            max_overflow=0,
-            pool_timeout=30,
-            connect_args={"timeout": 30},
+            url, echo=echo, connect_args={"timeout": 30, **extra}, **pool_args
         )
         _configure_sqlite(engine)
         return engine
-    return create_async_engine(
-        url, echo=echo, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
-    )
+    url, schema = split_search_path(url)
+    if schema is not None:
+        settings = dict(extra.get("server_settings") or {})
+        settings.setdefault("search_path", schema)
+        extra["server_settings"] = settings
+    if poolclass is None:
+        pool_args = {"pool_size": pool_size, "max_overflow": pool_size, "pool_pre_ping": True}
+    else:
+        pool_args = {"poolclass": poolclass}
+    return create_async_engine(url, echo=echo, connect_args=extra, **pool_args)
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:
@@ -82,6 +124,15 @@ class Database:
         await self.engine.dispose()
 
 
-def make_database(url: str, *, echo: bool = False, pool_size: int = 10) -> Database:
-    engine = make_engine(url, echo=echo, pool_size=pool_size)
+def make_database(
+    url: str,
+    *,
+    echo: bool = False,
+    pool_size: int = 10,
+    connect_args: Mapping[str, Any] | None = None,
+    poolclass: type[Pool] | None = None,
+) -> Database:
+    engine = make_engine(
+        url, echo=echo, pool_size=pool_size, connect_args=connect_args, poolclass=poolclass
+    )
     return Database(engine, async_sessionmaker(engine, expire_on_commit=False))
