@@ -262,6 +262,25 @@ class DuelService:
             )
             session.add(duel)
             await session.flush()
+            view = duel_view(duel)
+            _enqueue(
+                session,
+                dedupe_key=f"duel_start:{duel.id}",
+                guild_id=guild_id,
+                duel_id=duel.id,
+                kind="duel_start",
+                target="channel",
+                target_id=view.post_channel_id,
+                on_behalf_of=actor_id,
+                payload={
+                    "duel_id": duel.id,
+                    "ruleset": duel.ruleset,
+                    "a": {"user_id": a.user_id, **state.a.to_dict()},
+                    "b": {"user_id": b.user_id, **state.b.to_dict()},
+                    "started_by": actor_id,
+                    "make_thread": self._defaults.thread_per_duel and thread_id is None,
+                },
+            )
             queries.audit(
                 session,
                 guild_id=guild_id,
@@ -270,6 +289,14 @@ class DuelService:
                 duel_id=duel.id,
                 details={"a": a.user_id, "b": b.user_id, "stats": state.to_dict()},
             )
+            return view
+
+    async def attach_thread(self, *, duel_id: int, thread_id: int) -> DuelView:
+        """Posts of this duel go to its thread from now on (config thread_per_duel)."""
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, None, lock=True)
+            duel.thread_id = thread_id
+            await session.flush()
             return duel_view(duel)
 
     async def open_round(
@@ -361,7 +388,10 @@ class DuelService:
         move: str,
         via: str,
         duel_id: int | None = None,
+        round_no: int | None = None,
     ) -> SubmissionReceipt:
+        """Record a secret move. ``round_no`` (from a button) refuses moves meant for an
+        earlier round."""
         if via not in SUBMISSION_CHANNELS:
             raise InvalidInput(f"Unknown submission channel {via!r}.")
         async with self._db.transaction() as session:
@@ -383,6 +413,11 @@ class DuelService:
                 raise RoundNotOpen(
                     f"Duel #{duel.id} has no open round: wait for a commander to open the next "
                     "round (your move was not recorded)."
+                )
+            if round_no is not None and rnd.number != round_no:
+                raise RoundNotOpen(
+                    f"Round {round_no} of duel #{duel.id} is over; round {rnd.number} is open now. "
+                    "Use the buttons of its message, or type your move."
                 )
             now = utcnow()
             if rnd.deadline is not None and now >= rnd.deadline:
