@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import event, make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -104,6 +105,11 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+class DatabaseUnavailable(Exception):
+    """The database could not be reached or was locked too long; the transaction was
+    rolled back, so nothing was written."""
+
+
 @dataclass
 class Database:
     """The engine plus a sessionmaker; services open one transaction per public method."""
@@ -117,8 +123,15 @@ class Database:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
-        async with self.sessionmaker.begin() as session:
-            yield session
+        try:
+            async with self.sessionmaker.begin() as session:
+                yield session
+        except (OperationalError, InterfaceError, ConnectionError, OSError) as exc:
+            raise DatabaseUnavailable(str(exc)) from exc
+        except DBAPIError as exc:
+            if exc.connection_invalidated:
+                raise DatabaseUnavailable(str(exc)) from exc
+            raise
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -66,7 +66,7 @@ def _base_kwargs(settings: Settings) -> dict[str, Any]:
     }
 
 
-async def _setup(bot: commands.Bot) -> None:
+async def _setup(bot: Any) -> None:
     from bot.discord.errors import install_error_handler
     from bot.discord.intake_buttons import MoveButton
 
@@ -74,7 +74,7 @@ async def _setup(bot: commands.Bot) -> None:
     bot.add_dynamic_items(MoveButton)
     for cog in COGS:
         await bot.load_extension(cog)
-    settings: Settings = bot.settings  # type: ignore[attr-defined]
+    settings: Settings = bot.settings
     if settings.discord.sync_commands:
         try:
             if settings.discord.sync_guild_ids:
@@ -102,11 +102,11 @@ class DuelBot(commands.Bot):
 
 class ShardedDuelBot(commands.AutoShardedBot):
     def __init__(self, services: Services, settings: Settings) -> None:
-        super().__init__(
-            **_base_kwargs(settings),
-            shard_count=settings.discord.shard_count,
-            shard_ids=list(settings.discord.shard_ids) if settings.discord.shard_ids else None,
-        )
+        kwargs = _base_kwargs(settings)
+        kwargs["shard_count"] = settings.discord.shard_count
+        if settings.discord.shard_ids:
+            kwargs["shard_ids"] = list(settings.discord.shard_ids)
+        super().__init__(**kwargs)
         self.services = services
         self.settings = settings
         self.outbox_wakeup = asyncio.Event()
@@ -116,7 +116,7 @@ class ShardedDuelBot(commands.AutoShardedBot):
         await _setup(self)
 
 
-def create_bot(services: Services, settings: Settings) -> commands.Bot:
+def create_bot(services: Services, settings: Settings) -> DuelBot | ShardedDuelBot:
     point_at(settings.discord.api_base_url, settings.discord.gateway_url)
     if settings.discord.shard_count is not None:
         return ShardedDuelBot(services, settings)

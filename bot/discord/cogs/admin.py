@@ -1,0 +1,117 @@
+"""Admin commands: /config. Every change is audited by the settings service."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord.checks import require_admin, require_guild
+from bot.discord.client import services_of
+from bot.discord.render import settings_embed
+
+MANAGE_SERVER = discord.Permissions(manage_guild=True)
+
+
+class Admin(commands.Cog):
+    config = app_commands.Group(
+        name="config",
+        description="Server settings for duels (admins)",
+        guild_only=True,
+        default_permissions=MANAGE_SERVER,
+    )
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @config.command(name="show", description="Show this server's duel settings")
+    async def show(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        settings = await require_admin(interaction)
+        await interaction.followup.send(embed=settings_embed(settings), ephemeral=True)
+
+    @config.command(
+        name="change-of-choice",
+        description="Allow duellists to change a submitted move before the round closes",
+    )
+    @app_commands.describe(enabled="True: moves may be changed until the close")
+    async def change_of_choice(self, interaction: discord.Interaction, enabled: bool) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_admin(interaction)
+        settings = await services_of(self.bot).settings.set_change_of_choice(
+            await require_guild(interaction), interaction.user.id, enabled
+        )
+        state = (
+            "on: a duellist may change a move by sending another before the round ends"
+            if settings.change_of_choice
+            else "off: once a duellist has made a choice, it cannot change for that round"
+        )
+        await interaction.followup.send(f"Change of choice is now {state}.", ephemeral=True)
+
+    @config.command(name="commander-role", description="The role whose members are commanders")
+    @app_commands.describe(role="Commander role")
+    async def commander_role(self, interaction: discord.Interaction, role: discord.Role) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_admin(interaction)
+        await services_of(self.bot).settings.set_commander_role(
+            await require_guild(interaction), interaction.user.id, role.id
+        )
+        await interaction.followup.send(
+            f"Commander role set to {role.mention}. Commanders start duels and open and "
+            "close rounds. (In Server Settings > Integrations you can also show them the "
+            "commander commands, which Discord shows to Manage Server by default.)",
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @config.command(name="admin-role", description="The role whose members are duel admins")
+    @app_commands.describe(role="Admin role")
+    async def admin_role(self, interaction: discord.Interaction, role: discord.Role) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_admin(interaction)
+        await services_of(self.bot).settings.set_admin_role(
+            await require_guild(interaction), interaction.user.id, role.id
+        )
+        await interaction.followup.send(
+            f"Admin role set to {role.mention}.",
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @config.command(
+        name="missing-move",
+        description="What happens to a duellist who sent no move by the close",
+    )
+    @app_commands.describe(policy="none: no move is made; forfeit: the other duellist wins")
+    async def missing_move(
+        self, interaction: discord.Interaction, policy: Literal["none", "forfeit"]
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_admin(interaction)
+        await services_of(self.bot).settings.set_missing_move(
+            await require_guild(interaction), interaction.user.id, policy
+        )
+        meaning = "the other duellist wins" if policy == "forfeit" else "no move is made"
+        await interaction.followup.send(
+            f"Missing move policy is now `{policy}`: {meaning}.", ephemeral=True
+        )
+
+    @config.command(
+        name="locked-blocks-retreat",
+        description="Whether duellists locked in combat can retreat",
+    )
+    @app_commands.describe(enabled="True: a locked duellist's retreat fails")
+    async def locked_blocks_retreat(self, interaction: discord.Interaction, enabled: bool) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_admin(interaction)
+        await services_of(self.bot).settings.set_locked_blocks_retreat(
+            await require_guild(interaction), interaction.user.id, enabled
+        )
+        text = "a locked duellist's retreat fails" if enabled else "locked duellists may retreat"
+        await interaction.followup.send(f"Now {text}.", ephemeral=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Admin(bot))

@@ -1,0 +1,269 @@
+"""Commander commands: /stats, /duel, /round. Parse, call one service, render.
+
+Every command defers first (Discord allows 3 s) and answers ephemerally; public posts (duel
+cards, round openings, results) go through the outbox, on behalf of the commander.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord.checks import require_commander, require_guild
+from bot.discord.client import services_of, wake_outbox
+from bot.discord.render import (
+    deadline_text,
+    duel_embed,
+    duel_list_text,
+    history_text,
+    profile_text,
+    round_status_text,
+    safe,
+)
+from bot.export import export_duel
+from bot.rules.rule_2_14 import STAT_MAX, STAT_MIN
+from bot.services.deadlines import parse_deadline
+from bot.services.views import MemberRef
+
+MANAGE_SERVER = discord.Permissions(manage_guild=True)
+Stat = app_commands.Range[int, STAT_MIN, STAT_MAX]
+DuelId = app_commands.Range[int, 1, 2_000_000_000]
+
+
+def member_ref(member: discord.Member | discord.User) -> MemberRef:
+    return MemberRef(member.id, member.display_name)
+
+
+async def duel_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[int]]:
+    if interaction.guild_id is None:
+        return []
+    duels = await services_of(interaction.client).duels.list_duels(interaction.guild_id)
+    wanted = current.strip().lstrip("#").casefold()
+    choices = []
+    for d in duels:
+        label = f"#{d.id} {d.a.name} vs {d.b.name}"
+        if not wanted or wanted in label.casefold():
+            choices.append(app_commands.Choice(name=label[:100], value=d.id))
+    return choices[:25]
+
+
+class Commander(commands.Cog):
+    stats = app_commands.Group(
+        name="stats",
+        description="Duellist statistics (commanders)",
+        guild_only=True,
+        default_permissions=MANAGE_SERVER,
+    )
+    duel = app_commands.Group(name="duel", description="Duels in this server", guild_only=True)
+    round = app_commands.Group(
+        name="round",
+        description="Open, close and check rounds (commanders)",
+        guild_only=True,
+        default_permissions=MANAGE_SERVER,
+    )
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    # -- /stats -------------------------------------------------------------------------
+
+    @stats.command(name="set", description="Set a member's STR and AGI for duels")
+    @app_commands.describe(member="The duellist", str_="Strength (STR)", agi="Agility (AGI)")
+    @app_commands.rename(str_="str")
+    async def stats_set(
+        self, interaction: discord.Interaction, member: discord.Member, str_: Stat, agi: Stat
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        profile = await services_of(self.bot).profiles.set_stats(
+            await require_guild(interaction), interaction.user.id, member_ref(member), str_, agi
+        )
+        await interaction.followup.send(f"Stats saved: {profile_text(profile)}.", ephemeral=True)
+
+    @stats.command(name="show", description="Show a member's duel statistics")
+    @app_commands.describe(member="The duellist")
+    async def stats_show(self, interaction: discord.Interaction, member: discord.Member) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        profile = await services_of(self.bot).profiles.get_stats(
+            await require_guild(interaction), member_ref(member)
+        )
+        await interaction.followup.send(profile_text(profile), ephemeral=True)
+
+    # -- /duel --------------------------------------------------------------------------
+
+    @duel.command(name="start", description="Start a duel between two members (commanders)")
+    @app_commands.describe(a="Duellist A (named first)", b="Duellist B")
+    async def duel_start(
+        self, interaction: discord.Interaction, a: discord.Member, b: discord.Member
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        if a.bot or b.bot:
+            await interaction.followup.send("Bots cannot duel: pick two members.", ephemeral=True)
+            return
+        view = await services_of(self.bot).duels.start_duel(
+            guild_id=await require_guild(interaction),
+            channel_id=interaction.channel_id or 0,
+            actor_id=interaction.user.id,
+            a=member_ref(a),
+            b=member_ref(b),
+        )
+        wake_outbox(self.bot)
+        await interaction.followup.send(
+            f"Duel #{view.id} started: {safe(view.a.name)} vs {safe(view.b.name)}. "
+            f"Open the first round with `/round open duel:{view.id}`.",
+            ephemeral=True,
+        )
+
+    @duel.command(name="list", description="List the live duels in this server")
+    @app_commands.describe(include_ended="Also list duels that have ended")
+    async def duel_list(
+        self, interaction: discord.Interaction, include_ended: bool = False
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        duels = await services_of(self.bot).duels.list_duels(
+            await require_guild(interaction), include_ended=include_ended
+        )
+        await interaction.followup.send(duel_list_text(duels), ephemeral=True)
+
+    @duel.command(name="status", description="Show a duel's state")
+    @app_commands.describe(duel="Duel number")
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def duel_status(self, interaction: discord.Interaction, duel: DuelId) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        view = await services_of(self.bot).duels.get_duel(duel, await require_guild(interaction))
+        await interaction.followup.send(embed=duel_embed(view), ephemeral=True)
+
+    @duel.command(name="history", description="Show every round of a duel")
+    @app_commands.describe(duel="Duel number")
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def duel_history(self, interaction: discord.Interaction, duel: DuelId) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        history = await services_of(self.bot).duels.history(duel, await require_guild(interaction))
+        await interaction.followup.send(history_text(history), ephemeral=True)
+
+    @duel.command(name="end", description="End a duel early (commanders)")
+    @app_commands.describe(duel="Duel number", reason="Why the duel ends (shown in the post)")
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def duel_end(
+        self,
+        interaction: discord.Interaction,
+        duel: DuelId,
+        reason: app_commands.Range[str, 1, 300],
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        view = await services_of(self.bot).duels.end_duel(
+            duel_id=duel,
+            guild_id=await require_guild(interaction),
+            actor_id=interaction.user.id,
+            reason=reason,
+        )
+        wake_outbox(self.bot)
+        await interaction.followup.send(f"Duel #{view.id} has been ended.", ephemeral=True)
+
+    @duel.command(name="export", description="Export a duel as Markdown, BBCode or JSON")
+    @app_commands.describe(duel="Duel number", format="File format")
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def duel_export(
+        self,
+        interaction: discord.Interaction,
+        duel: DuelId,
+        format: Literal["markdown", "bbcode", "json"],
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        history = await services_of(self.bot).duels.history(duel, await require_guild(interaction))
+        text = export_duel(history, format)
+        extension = {"markdown": "md", "bbcode": "txt", "json": "json"}[format]
+        file = discord.File(io.BytesIO(text.encode()), filename=f"duel-{duel}.{extension}")
+        await interaction.followup.send(
+            f"Duel #{duel} exported as {format}.", file=file, ephemeral=True
+        )
+
+    # -- /round -------------------------------------------------------------------------
+
+    @round.command(name="open", description="Open the next round of a duel (commanders)")
+    @app_commands.describe(
+        duel="Duel number",
+        deadline="When the round closes: 36h, 2d, 1d 12h, or 2026-12-01 18:00 UTC",
+    )
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def round_open(
+        self,
+        interaction: discord.Interaction,
+        duel: DuelId,
+        deadline: app_commands.Range[str, 1, 60] | None = None,
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        when = None if deadline is None else parse_deadline(deadline, datetime.now(UTC))
+        opened = await services_of(self.bot).duels.open_round(
+            duel_id=duel,
+            guild_id=await require_guild(interaction),
+            actor_id=interaction.user.id,
+            deadline=when,
+        )
+        wake_outbox(self.bot)
+        await interaction.followup.send(
+            f"Round {opened.round_no} of duel #{duel} is open. Deadline: "
+            f"{deadline_text(opened.deadline)}.\nCommitment: `{opened.commitment}`\n"
+            "Both duellists are being sent their move buttons by DM.",
+            ephemeral=True,
+        )
+
+    @round.command(name="close", description="Close the open round and post the result")
+    @app_commands.describe(duel="Duel number")
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def round_close(self, interaction: discord.Interaction, duel: DuelId) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        closed = await services_of(self.bot).duels.close_round(
+            duel_id=duel,
+            guild_id=await require_guild(interaction),
+            actor_id=interaction.user.id,
+        )
+        wake_outbox(self.bot)
+        await interaction.followup.send(
+            f"Round {closed.round_no} of duel #{duel} is closed; the result is being posted "
+            f"in <#{closed.duel.post_channel_id}>.",
+            ephemeral=True,
+        )
+
+    @round.command(name="status", description="Who has sent a move (never what)")
+    @app_commands.describe(duel="Duel number")
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def round_status(self, interaction: discord.Interaction, duel: DuelId) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        status = await services_of(self.bot).duels.round_status(
+            duel, await require_guild(interaction)
+        )
+        await interaction.followup.send(round_status_text(status), ephemeral=True)
+
+    @round.command(name="undo", description="Undo the last closed round of a duel")
+    @app_commands.describe(duel="Duel number")
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def round_undo(self, interaction: discord.Interaction, duel: DuelId) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        view = await services_of(self.bot).duels.undo_round(
+            duel_id=duel, guild_id=await require_guild(interaction), actor_id=interaction.user.id
+        )
+        wake_outbox(self.bot)
+        await interaction.followup.send(
+            f"The last result of duel #{view.id} was undone; the duel is "
+            f"{'locked' if view.locked else 'live'} with {view.rounds_played} round(s) played.",
+            ephemeral=True,
+        )
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Commander(bot))

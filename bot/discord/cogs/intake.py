@@ -1,0 +1,123 @@
+"""Move intake: DM text, /move (DM or server, ephemeral). Buttons live in intake_buttons.
+
+Secrecy: a move is only ever echoed back to its author. Nothing here logs message text.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord.client import services_of, wake_outbox
+from bot.discord.cogs.commander import DuelId
+from bot.discord.errors import UNEXPECTED, user_message
+from bot.discord.render import deadline_text, moves_help, receipt_text, safe
+from bot.rules.rule_2_14 import MOVES
+from bot.services.errors import AmbiguousDuel
+
+log = logging.getLogger(__name__)
+
+MAX_DM_LENGTH = 200
+_DUEL_PREFIX = re.compile(r"^\s*#\s*(\d{1,12})\s*[:,.\-]?\s*(.*)$", re.DOTALL)
+_HELP_WORDS = {"help", "?", "moves", "status", "duels"}
+
+
+def split_duel_prefix(text: str) -> tuple[int | None, str]:
+    """'#12 evade' -> (12, 'evade'); 'evade' -> (None, 'evade')."""
+    match = _DUEL_PREFIX.match(text)
+    if match is None:
+        return None, text.strip()
+    return int(match.group(1)), match.group(2).strip()
+
+
+class Intake(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        if message.guild is not None or message.author.bot:
+            return
+        if message.author.id == (self.bot.user.id if self.bot.user else 0):
+            return
+        reply = await self.handle_dm(message.author.id, message.content)
+        try:
+            await message.channel.send(reply, allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException:
+            log.warning("Could not answer a DM from user %s", message.author.id)
+
+    async def handle_dm(self, user_id: int, content: str) -> str:
+        text = content.strip()
+        if not text:
+            return self._help("Send your move as text, for example `evade`.")
+        if len(text) > MAX_DM_LENGTH:
+            return (
+                f"That message is too long ({len(text)} characters) to be a move. "
+                f"Send just the move, for example `evade`. Moves: {moves_help()}."
+            )
+        duel_id, move = split_duel_prefix(text)
+        if duel_id is None and move.casefold() in _HELP_WORDS:
+            return await self._status(user_id)
+        if not move:
+            return f"Which move for duel #{duel_id}? Moves: {moves_help()}."
+        try:
+            receipt = await services_of(self.bot).duels.submit_move(
+                user_id=user_id, move=move, via="dm_text", duel_id=duel_id
+            )
+        except AmbiguousDuel as exc:
+            return exc.message
+        except Exception as exc:
+            message = user_message(exc)
+            if message is None:
+                log.exception("Unexpected error while taking a DM move from user %s", user_id)
+                return UNEXPECTED
+            return message
+        if receipt.closed is not None:
+            wake_outbox(self.bot)
+        return receipt_text(receipt)
+
+    async def _status(self, user_id: int) -> str:
+        rounds = await services_of(self.bot).duels.open_rounds_for_user(user_id)
+        if not rounds:
+            return self._help("You have no open round right now.")
+        lines = ["Your open rounds:"]
+        for r in rounds:
+            lines.append(
+                f"- duel #{r.duel_id} vs {safe(r.opponent_name)}, round {r.round_no}, "
+                f"deadline {deadline_text(r.deadline)}"
+            )
+        lines.append(
+            f"Send your move, e.g. `evade`, or `#{rounds[0].duel_id} evade` to name the duel. "
+            f"Moves: {moves_help()}."
+        )
+        return "\n".join(lines)
+
+    @staticmethod
+    def _help(first: str) -> str:
+        return (
+            f"{first}\nMoves: {moves_help()}. If you are in several duels, put the duel "
+            "number first: `#12 evade`."
+        )
+
+    @app_commands.command(name="move", description="Send your secret move for a duel's round")
+    @app_commands.describe(duel="Duel number", move="Your move (only you will see this)")
+    @app_commands.choices(move=[app_commands.Choice(name=m.label, value=m.id) for m in MOVES])
+    @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+    async def move(
+        self, interaction: discord.Interaction, duel: DuelId, move: app_commands.Choice[str]
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        receipt = await services_of(self.bot).duels.submit_move(
+            user_id=interaction.user.id, move=move.value, via="slash", duel_id=duel
+        )
+        if receipt.closed is not None:
+            wake_outbox(self.bot)
+        await interaction.followup.send(receipt_text(receipt), ephemeral=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Intake(bot))

@@ -1,0 +1,61 @@
+"""/odds: the exact odds table for a duel's stats (ephemeral)."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord.client import services_of
+from bot.discord.cogs.commander import DuelId, duel_autocomplete
+from bot.discord.render import duel_title, odds_text
+from bot.rules.rule_2_14 import RULE_2_14, Duellist
+from bot.services.errors import InvalidInput
+from bot.services.views import DuelView
+
+
+class Odds(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="odds", description="Exact odds of every move pair in a duel")
+    @app_commands.describe(duel="Duel number (default: your own live duel)")
+    @app_commands.autocomplete(duel=duel_autocomplete)
+    async def odds(self, interaction: discord.Interaction, duel: DuelId | None = None) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        view = await self._pick(interaction, duel)
+        table = RULE_2_14.odds_table(
+            Duellist(view.a.name, view.a.strength, view.a.agility),
+            Duellist(view.b.name, view.b.strength, view.b.agility),
+            locked=False,
+        )
+        embed = discord.Embed(
+            title=f"Odds for {duel_title(view)}"[:256],
+            description=(
+                f"A: STR {view.a.strength}, AGI {view.a.agility}; "
+                f"B: STR {view.b.strength}, AGI {view.b.agility}. A's move is named first.\n"
+                + odds_text(view, table)
+            )[:4096],
+        )
+        await interaction.followup.send(embed=embed, ephemeral=True)
+
+    async def _pick(self, interaction: discord.Interaction, duel: int | None) -> DuelView:
+        services = services_of(self.bot)
+        if duel is not None:
+            return await services.duels.get_duel(duel, interaction.guild_id)
+        if interaction.guild_id is None:
+            raise InvalidInput("Name the duel: `/odds duel:<number>`.")
+        mine = [
+            d
+            for d in await services.duels.list_duels(interaction.guild_id)
+            if d.side_of(interaction.user.id) is not None
+        ]
+        if len(mine) != 1:
+            raise InvalidInput(
+                "Name the duel: `/odds duel:<number>` (`/duel list` shows the duels)."
+            )
+        return mine[0]
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Odds(bot))

@@ -1,0 +1,63 @@
+"""Persistent move buttons: a DynamicItem whose custom_id carries duel, round and move, so a
+button sent days ago still works after a restart (registered with add_dynamic_items)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.discord.client import services_of
+from bot.discord.errors import reply_ephemeral, user_message
+from bot.discord.render import receipt_text
+
+TEMPLATE = r"duelbot:move:(?P<duel_id>[0-9]{1,12}):(?P<round_no>[0-9]{1,6}):(?P<move>[a-z_]{1,32})"
+
+
+class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
+    def __init__(self, duel_id: int, round_no: int, move: str, label: str | None = None) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label or move.replace("_", " ").title(),
+                style=discord.ButtonStyle.primary,
+                custom_id=f"duelbot:move:{duel_id}:{round_no}:{move}",
+            )
+        )
+        self.duel_id = duel_id
+        self.round_no = round_no
+        self.move = move
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> MoveButton:
+        label = getattr(item, "label", None)
+        return cls(int(match["duel_id"]), int(match["round_no"]), match["move"], label)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        # Answer first: the database may be busy, Discord gives us 3 seconds.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            receipt = await services_of(interaction.client).duels.submit_move(
+                user_id=interaction.user.id,
+                move=self.move,
+                via="dm_button",
+                duel_id=self.duel_id,
+                round_no=self.round_no,
+            )
+        except Exception as exc:  # every expected error has a user message
+            message = user_message(exc)
+            if message is None:
+                raise
+            await reply_ephemeral(interaction, message)
+            return
+        await interaction.followup.send(receipt_text(receipt), ephemeral=True)
+        if receipt.closed is not None:
+            from bot.discord.client import wake_outbox
+
+            wake_outbox(interaction.client)

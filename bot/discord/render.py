@@ -1,0 +1,200 @@
+"""Pure rendering of service views into interaction replies (text and embeds). No I/O.
+
+Nothing here ever shows a move of a round that is still open: views of open rounds carry
+only who has moved.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from fractions import Fraction
+
+import discord
+
+from bot.report import outcome_text
+from bot.rules.rule_2_14 import LABELS, MOVES
+from bot.services.views import (
+    DuelHistory,
+    DuelView,
+    ProfileView,
+    RoundStatus,
+    SettingsView,
+    SubmissionReceipt,
+)
+
+COLOUR = discord.Colour.dark_red()
+
+
+def safe(text: str, limit: int = 100) -> str:
+    """User-controlled text made inert: no markdown, no mentions, one line, bounded."""
+    flat = " ".join(str(text).split())
+    flat = discord.utils.escape_mentions(discord.utils.escape_markdown(flat))
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def timestamp(when: datetime | None, style: str = "R") -> str:
+    return "no deadline" if when is None else f"<t:{int(when.timestamp())}:{style}>"
+
+
+def deadline_text(when: datetime | None) -> str:
+    if when is None:
+        return "no deadline (the commander closes the round)"
+    return f"{timestamp(when, 'f')} ({timestamp(when, 'R')})"
+
+
+def receipt_text(receipt: SubmissionReceipt) -> str:
+    where = f"duel #{receipt.duel_id}, round {receipt.round_no}"
+    if receipt.changed_from is not None:
+        before = LABELS.get(receipt.changed_from, receipt.changed_from)
+        head = f"Move changed from **{before}** to **{receipt.move_label}** for {where}."
+    else:
+        head = f"Move received: **{receipt.move_label}** for {where}."
+    lines = [head, f"Deadline: {deadline_text(receipt.deadline)}."]
+    if receipt.closed is not None:
+        lines.append("Both moves are in: the round has closed and the result is being posted.")
+    else:
+        lines.append("Your move stays secret until the round closes.")
+    return "\n".join(lines)
+
+
+def moves_help() -> str:
+    return ", ".join(f"`{m.id}` ({'/'.join(m.aliases)})" for m in MOVES)
+
+
+def profile_text(profile: ProfileView) -> str:
+    return f"**{safe(profile.display_name)}**: STR {profile.strength}, AGI {profile.agility}"
+
+
+def settings_embed(settings: SettingsView) -> discord.Embed:
+    def role(role_id: int | None) -> str:
+        return f"<@&{role_id}>" if role_id is not None else "not set"
+
+    embed = discord.Embed(title="duelbot settings for this server", colour=COLOUR)
+    embed.add_field(
+        name="Change of choice",
+        value="on: a duellist may change a move before the close"
+        if settings.change_of_choice
+        else "off: a submitted move is locked in for the round",
+        inline=False,
+    )
+    embed.add_field(name="Commander role", value=role(settings.commander_role_id))
+    embed.add_field(name="Admin role", value=role(settings.admin_role_id))
+    embed.add_field(
+        name="Missing move",
+        value="forfeit: the other duellist wins"
+        if settings.missing_move == "forfeit"
+        else "none: no move is made",
+        inline=False,
+    )
+    embed.add_field(
+        name="Locked blocks retreat", value="yes" if settings.locked_blocks_retreat else "no"
+    )
+    return embed
+
+
+def duel_title(duel: DuelView) -> str:
+    return f"Duel #{duel.id}: {safe(duel.a.name)} vs {safe(duel.b.name)}"
+
+
+def duel_state_text(duel: DuelView) -> str:
+    if duel.status == "ended":
+        if duel.winner is not None:
+            return f"ended: **{safe(duel.duellist(duel.winner).name)}** won"
+        return f"ended: {safe(duel.end_reason or 'no winner', 300)}"
+    return "live, locked in combat" if duel.locked else "live"
+
+
+def duel_embed(duel: DuelView) -> discord.Embed:
+    embed = discord.Embed(title=duel_title(duel), colour=COLOUR)
+    for d in (duel.a, duel.b):
+        embed.add_field(
+            name=f"{d.side.upper()}: {safe(d.name)}",
+            value=f"<@{d.user_id}>\nSTR {d.strength}, AGI {d.agility}",
+        )
+    embed.add_field(name="State", value=duel_state_text(duel), inline=False)
+    embed.add_field(name="Rounds played", value=str(duel.rounds_played))
+    embed.add_field(name="Channel", value=f"<#{duel.post_channel_id}>")
+    if duel.open_round is not None:
+        r = duel.open_round
+        moved = [
+            f"{safe(duel.duellist(s).name)}: {'moved' if r.submitted[s] else 'waiting'}"
+            for s in ("a", "b")
+        ]
+        embed.add_field(
+            name=f"Round {r.number} (open)",
+            value=f"Deadline: {deadline_text(r.deadline)}\n"
+            + "\n".join(moved)
+            + f"\nCommitment: `{r.commitment}`",
+            inline=False,
+        )
+    return embed
+
+
+def round_status_text(status: RoundStatus) -> str:
+    duel = status.duel
+    if not status.is_open:
+        last = f"round {status.round_no} was the last" if status.round_no else "no round yet"
+        return (
+            f"{duel_title(duel)}: no round is open ({last}); the duel is {duel_state_text(duel)}."
+        )
+    lines = [f"{duel_title(duel)}, round {status.round_no}: open."]
+    lines.append(f"Deadline: {deadline_text(status.deadline)}.")
+    for side in ("a", "b"):
+        who = safe(duel.duellist(side).name)
+        state = "has sent a move" if status.submitted.get(side) else "has not moved yet"
+        lines.append(f"- {who} {state}")
+    return "\n".join(lines)
+
+
+def duel_list_text(duels: list[DuelView]) -> str:
+    if not duels:
+        return "No live duels in this server. A commander starts one with `/duel start`."
+    lines = []
+    for d in duels:
+        extra = ""
+        if d.open_round is not None:
+            extra = f", round {d.open_round.number} open ({timestamp(d.open_round.deadline)})"
+        lines.append(
+            f"**#{d.id}** {safe(d.a.name)} vs {safe(d.b.name)}: {duel_state_text(d)}{extra}"
+        )
+    return "\n".join(lines)[:1900]
+
+
+def history_text(history: DuelHistory) -> str:
+    duel = history.duel
+    lines = [f"**{duel_title(duel)}**: {duel_state_text(duel)}"]
+    if not history.rounds:
+        lines.append("No rounds yet.")
+    for r in history.rounds:
+        if r.status == "open":
+            lines.append(f"Round {r.number}: open, deadline {deadline_text(r.deadline)}")
+        elif r.status == "cancelled":
+            lines.append(f"Round {r.number}: cancelled when the duel was ended")
+        else:
+            result = r.result or {}
+            choices = result.get("choices", {})
+            moves = " vs ".join(LABELS.get(choices.get(s) or "", "no move") for s in ("a", "b"))
+            text = outcome_text(r.outcome or "", safe(duel.a.name), safe(duel.b.name))
+            undone = " (undone)" if r.status == "undone" else ""
+            lines.append(f"Round {r.number}{undone}: {moves}: {text}")
+    return "\n".join(lines)[:1900]
+
+
+def odds_text(duel: DuelView | None, table: list[tuple[str, str, dict[str, Fraction]]]) -> str:
+    """A compact odds table for Discord (percentages; exact fractions are in the CLI)."""
+    a = safe(duel.a.name, 30) if duel else "A"
+    b = safe(duel.b.name, 30) if duel else "B"
+    short = {
+        "a_wins": f"{a} wins",
+        "b_wins": f"{b} wins",
+        "a_retreats": f"{a} retreats",
+        "b_retreats": f"{b} retreats",
+        "both_retreat": "both retreat",
+        "locked": "locked",
+        "no_effect": "no effect",
+    }
+    lines = []
+    for a_move, b_move, dist in table:
+        cells = ", ".join(f"{short[o]} {float(p) * 100:.1f}%" for o, p in dist.items())
+        lines.append(f"{LABELS[a_move]} vs {LABELS[b_move]}: {cells}")
+    return "\n".join(lines)
