@@ -15,7 +15,14 @@ from bot.db.models import AuditEntry, Duel, DuellistProfile, GuildSettings, Roun
 
 
 async def duel_for_update(session: AsyncSession, duel_id: int) -> Duel | None:
-    stmt = select(Duel).where(Duel.id == duel_id).with_for_update()
+    # populate_existing: a row read earlier in the session (unlocked) must not hide the
+    # version the lock waited for.
+    stmt = (
+        select(Duel)
+        .where(Duel.id == duel_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
@@ -26,7 +33,7 @@ async def duel(session: AsyncSession, duel_id: int) -> Duel | None:
 async def open_round(session: AsyncSession, duel_id: int, *, lock: bool = False) -> Round | None:
     stmt = select(Round).where(Round.duel_id == duel_id, Round.status == "open")
     if lock:
-        stmt = stmt.with_for_update()
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
