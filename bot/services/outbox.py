@@ -109,10 +109,15 @@ class OutboxService:
             row.claimed_until = None
             payload = row.payload
             channel_id = payload.get("channel_id")
-            if channel_id is not None and row.duel_id is not None:
+            notice_key = f"dm_closed:{row.duel_id}:{row.target_id}:{payload.get('round_no')}"
+            # The round DM and a reminder to the same duellist can both bounce: one notice.
+            already = await session.scalar(
+                select(OutboxPost.id).where(OutboxPost.dedupe_key == notice_key)
+            )
+            if channel_id is not None and row.duel_id is not None and already is None:
                 session.add(
                     OutboxPost(
-                        dedupe_key=f"dm_closed:{row.duel_id}:{row.target_id}:{payload.get('round_no')}",
+                        dedupe_key=notice_key,
                         guild_id=row.guild_id,
                         duel_id=row.duel_id,
                         kind="dm_closed",
