@@ -1,0 +1,550 @@
+"""Background workers: the outbox poster, the deadline/reminder scheduler, the heartbeat.
+
+The poster claims due outbox posts (a lease, so several bot processes never take the same
+one), posts each, and marks it posted, failed (retried with backoff) or "DM closed". Posts
+for a duel's channel go out on behalf of the commander: through the channel's "duelbot"
+webhook under the commander's display name and avatar or, where the bot may not manage
+webhooks, as a bot embed saying "on behalf of ...".
+
+Posting twice is guarded two ways: bot messages carry ``nonce=duelbot:<post id>`` with
+``enforce_nonce``, and every embed carries the marker ``duelbot post #<id>``; a post being
+tried again (attempts > 1: an earlier attempt may have landed before a timeout or a crash)
+is first looked for in the channel's recent messages.
+
+The scheduler closes rounds whose deadline has passed (exactly once: the service refuses the
+loser of a race) and queues reminder DMs. Both loops log and carry on after any error,
+including the database being unavailable. Nothing here opens a database transaction: the
+services own theirs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import secrets
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any, Literal
+
+import discord
+from discord.ext import commands
+
+from bot.discord import health
+from bot.discord.client import ALLOWED_MENTIONS, services_of, settings_of, wake_outbox
+from bot.discord.intake_buttons import MoveButton
+from bot.discord.posts import marker_ids, render_post, thread_name
+from bot.rules.rule_2_14 import MOVES
+from bot.services.deadlines import parse_duration
+from bot.services.errors import DomainError, RoundNotOpen
+from bot.services.views import OutboxItem
+
+log = logging.getLogger(__name__)
+
+WEBHOOK_NAME = "duelbot"
+BATCH = 5
+POST_TIMEOUT = 60.0  # seconds for one post, discord.py's own 429/5xx retries included
+LEASE = timedelta(seconds=BATCH * POST_TIMEOUT + 60)
+ERROR_PAUSE = 2.0  # after a loop error (e.g. the database is down)
+HISTORY_LIMIT = 50
+NAME_TTL = 300.0  # seconds a commander's display name and avatar are reused
+NO_WEBHOOK_TTL = 60.0  # seconds before trying again to create a webhook after a 403
+FALLBACK_NAME = "DDA Commander"
+UNKNOWN_WEBHOOK = 10015
+THREAD_ALREADY_EXISTS = 160004
+CANNOT_DM = 50007
+
+Outcome = Literal["retry", "permanent", "dm_closed"]
+Channel = discord.abc.Messageable
+
+
+class PostSkipped(Exception):
+    """The post no longer applies (e.g. a reminder for a round that has closed)."""
+
+
+def classify(exc: BaseException, post: OutboxItem) -> Outcome:
+    """What a failed attempt means: retry later, give up, or a DM that cannot be delivered."""
+    if isinstance(exc, discord.Forbidden):
+        if post.target == "user":
+            return "dm_closed" if exc.code == CANNOT_DM else "retry"
+        return "permanent"
+    if isinstance(exc, discord.NotFound):
+        return "permanent"
+    if isinstance(exc, discord.HTTPException):
+        if exc.status >= 500 or exc.status == 429:
+            return "retry"
+        return "permanent"  # 400s: the request itself is wrong; repeating it will not help
+    return "retry"  # timeouts, connection errors, rate limits, the database, anything else
+
+
+def nonce(post: OutboxItem) -> str:
+    """The message nonce of a post (<= 25 characters). discord.py 2.7 sends every nonce with
+    ``enforce_nonce: true``, so Discord answers a repeated send with the first message."""
+    return f"duelbot:{post.id}"
+
+
+def webhook_username(name: str) -> str:
+    """A webhook username Discord accepts: 1-80 characters, no "discord"/"clyde"."""
+    text = " ".join(name.split())
+    text = re.sub(r"(?i)(disc)(ord)", r"\1-\2", text)
+    text = re.sub(r"(?i)(cly)(de)", r"\1-\2", text)
+    if text.lower() in ("everyone", "here", ""):
+        text = f"{text} (commander)".strip()
+    return text[:80]
+
+
+def reminder_offsets(values: tuple[str, ...]) -> list[timedelta]:
+    offsets = []
+    for value in values:
+        try:
+            offset = parse_duration(value)
+        except DomainError:
+            log.warning("Ignoring reminder offset %r: not a duration", value)
+            continue
+        if offset > timedelta(0):
+            offsets.append(offset)
+    return sorted(set(offsets), reverse=True)
+
+
+async def _wait(event: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), timeout=max(0.01, seconds))
+
+
+class Workers(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+        self.services = services_of(bot)
+        self.settings = settings_of(bot)
+        self.worker_id = f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.offsets = reminder_offsets(self.settings.duels.reminders)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._hooks: dict[int, discord.Webhook] = {}
+        self._no_webhook: dict[int, float] = {}
+        self._names: dict[tuple[int, int], tuple[float, str, str | None]] = {}
+        self._connected = False
+        self.outbox_wakeup: asyncio.Event = getattr(bot, "outbox_wakeup", asyncio.Event())
+        self.scheduler_wakeup: asyncio.Event = getattr(bot, "scheduler_wakeup", asyncio.Event())
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def cog_load(self) -> None:
+        for name, loop in (
+            ("outbox", self._outbox_loop),
+            ("scheduler", self._scheduler_loop),
+            ("heartbeat", self._heartbeat_loop),
+        ):
+            self._tasks.append(asyncio.create_task(loop(), name=f"duelbot-{name}"))
+
+    async def cog_unload(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    @commands.Cog.listener()
+    async def on_connect(self) -> None:
+        self._connected = True
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        self._connected = True
+        self._beat()
+
+    @commands.Cog.listener()
+    async def on_resumed(self) -> None:
+        self._connected = True
+
+    @commands.Cog.listener()
+    async def on_disconnect(self) -> None:
+        self._connected = False
+
+    # -- heartbeat ------------------------------------------------------------------------
+
+    def _beat(self) -> None:
+        if not self._connected or self.bot.is_closed():
+            return
+        try:
+            health.beat()
+        except OSError as exc:
+            log.warning("Could not write the heartbeat file: %s", exc)
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            self._beat()
+            await asyncio.sleep(health.INTERVAL_SECONDS)
+
+    # -- loops ----------------------------------------------------------------------------
+
+    async def _guarded(self, what: str, step: Callable[[], Awaitable[float]]) -> float:
+        try:
+            return await step()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("The %s worker failed; trying again shortly", what)
+            return ERROR_PAUSE
+
+    async def _outbox_loop(self) -> None:
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            self.outbox_wakeup.clear()
+            pause = await self._guarded("outbox", self.drain_once)
+            if pause > 0:
+                await _wait(self.outbox_wakeup, pause)
+
+    async def _scheduler_loop(self) -> None:
+        while not self.bot.is_closed():
+            self.scheduler_wakeup.clear()
+            pause = await self._guarded("scheduler", self.schedule_once)
+            await _wait(self.scheduler_wakeup, pause)
+
+    # -- the scheduler --------------------------------------------------------------------
+
+    async def schedule_once(self) -> float:
+        """Close due rounds, queue due reminders; returns how long to sleep."""
+        poll = self.settings.workers.scheduler_poll_seconds
+        changed = 0
+        if self.settings.duels.auto_close:
+            for due in await self.services.scheduler.due_closes():
+                try:
+                    await self.services.duels.close_round(
+                        duel_id=due.duel_id,
+                        guild_id=None,
+                        actor_id=None,
+                        reason="deadline",
+                        round_no=due.round_no,
+                    )
+                    changed += 1
+                    log.info("Closed duel #%s round %s at its deadline", due.duel_id, due.round_no)
+                except RoundNotOpen:
+                    pass  # another process (or a commander) closed it first
+                except DomainError as exc:
+                    log.warning("Could not auto-close duel #%s: %s", due.duel_id, exc.message)
+        if self.offsets:
+            changed += await self.services.scheduler.enqueue_due_reminders(self.offsets)
+        if changed:
+            wake_outbox(self.bot)
+        if self.settings.duels.auto_close:
+            nearest = await self.services.scheduler.next_deadline_in()
+            if nearest is not None:
+                # Wake just after the next deadline rather than up to a poll later.
+                poll = min(poll, max(0.05, nearest.total_seconds() + 0.05))
+        return poll
+
+    # -- the poster -----------------------------------------------------------------------
+
+    async def drain_once(self) -> float:
+        """Claim and post one batch; returns how long to sleep (0: more may be waiting)."""
+        posts = await self.services.outbox.claim(self.worker_id, limit=BATCH, lease=LEASE)
+        for index, post in enumerate(posts):
+            try:
+                await self.deliver(post)
+            except asyncio.CancelledError:
+                await self._release(posts[index:])
+                raise
+        return 0.0 if len(posts) == BATCH else self.settings.workers.outbox_poll_seconds
+
+    async def _release(self, posts: list[OutboxItem]) -> None:
+        """On shutdown, hand unfinished claims back instead of holding them for the lease."""
+        for post in posts:
+            try:
+                await asyncio.wait_for(
+                    self.services.outbox.mark_failed(post.id, "interrupted by shutdown"), 5
+                )
+            except Exception:  # best effort: the lease runs out anyway
+                return
+
+    async def deliver(self, post: OutboxItem) -> None:
+        try:
+            message_id = await asyncio.wait_for(self._post(post), timeout=POST_TIMEOUT)
+        except asyncio.CancelledError:
+            raise
+        except PostSkipped as skipped:
+            log.info("Outbox post %s (%s) skipped: %s", post.id, post.kind, skipped)
+            await self._mark(self.services.outbox.mark_posted(post.id, None))
+            return
+        except Exception as exc:
+            await self._failed(post, exc)
+            return
+        await self._mark(self.services.outbox.mark_posted(post.id, message_id))
+
+    async def _mark(self, call: Awaitable[Any]) -> Any:
+        try:
+            return await call
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The lease runs out and the post is tried again; the marker check then finds
+            # what was already posted.
+            log.exception("Could not record an outbox result")
+            return None
+
+    async def _failed(self, post: OutboxItem, exc: BaseException) -> None:
+        outcome = classify(exc, post)
+        error = f"{type(exc).__name__}: {exc}"[:500]
+        if outcome == "dm_closed":
+            log.info("User %s cannot receive DMs (outbox post %s)", post.target_id, post.id)
+            await self._mark(self.services.outbox.mark_dm_closed(post.id))
+            wake_outbox(self.bot)
+            return
+        permanent = outcome == "permanent"
+        if permanent or not isinstance(exc, discord.HTTPException | TimeoutError | OSError):
+            log.warning(
+                "Outbox post %s (%s to %s %s) failed: %s",
+                post.id,
+                post.kind,
+                post.target,
+                post.target_id,
+                error,
+                exc_info=exc if not isinstance(exc, discord.HTTPException) else None,
+            )
+        retried = await self._mark(
+            self.services.outbox.mark_failed(post.id, error, permanent=permanent)
+        )
+        if retried is False and not permanent:
+            log.warning(
+                "Outbox post %s (%s) gave up after %s attempts", post.id, post.kind, post.attempts
+            )
+
+    async def _post(self, post: OutboxItem) -> int | None:
+        if post.target == "user":
+            return await self._post_dm(post)
+        return await self._post_channel(post)
+
+    # -- finding what an earlier attempt posted -------------------------------------------
+
+    async def _already_posted(self, channel: Channel, post: OutboxItem) -> int | None:
+        """The id of a message carrying this post's marker among the channel's recent ones."""
+        me = self.bot.user
+        try:
+            async for message in channel.history(limit=HISTORY_LIMIT):
+                ours = (me is not None and message.author.id == me.id) or message.webhook_id
+                if not ours:
+                    continue
+                for embed in message.embeds:
+                    if post.id in marker_ids(embed.footer.text):
+                        return int(message.id)
+        except discord.Forbidden:
+            log.warning(
+                "Cannot read the history of channel %s to check post %s", post.target_id, post.id
+            )
+        return None
+
+    # -- direct messages ------------------------------------------------------------------
+
+    async def _still_relevant(self, post: OutboxItem) -> None:
+        """Skip prompts for a round that has closed, and reminders to who has moved since."""
+        duel_id = post.payload.get("duel_id")
+        if duel_id is None:
+            return
+        status = await self.services.duels.round_status(int(duel_id))
+        if not status.is_open or status.round_no != post.payload.get("round_no"):
+            raise PostSkipped(
+                f"round {post.payload.get('round_no')} of duel #{duel_id} is not open"
+            )
+        side = post.payload.get("side")
+        if post.kind == "reminder_dm" and side in ("a", "b") and status.submitted.get(side):
+            raise PostSkipped("the duellist has moved")
+
+    async def _post_dm(self, post: OutboxItem) -> int | None:
+        await self._still_relevant(post)
+        channel = await self.bot.create_dm(discord.Object(id=post.target_id))
+        if post.attempts > 1:
+            found = await self._already_posted(channel, post)
+            if found is not None:
+                return found
+        rendered = render_post(post.kind, post.payload, post_id=post.id)
+        view = discord.ui.View(timeout=None)
+        duel_id = int(post.payload["duel_id"])
+        round_no = int(post.payload["round_no"])
+        for spec in MOVES:
+            view.add_item(MoveButton(duel_id, round_no, spec.id, spec.label))
+        message = await channel.send(
+            content=rendered.content,
+            embeds=rendered.embeds,
+            view=view,
+            nonce=nonce(post),
+        )
+        return int(message.id)
+
+    # -- channel posts --------------------------------------------------------------------
+
+    async def _channel(self, channel_id: int) -> discord.abc.GuildChannel | discord.Thread:
+        channel = self.bot.get_channel(channel_id)
+        if channel is None:
+            channel = await self.bot.fetch_channel(channel_id)
+        if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
+            raise discord.ClientException(f"channel {channel_id} is not a server channel")
+        return channel
+
+    async def _post_channel(self, post: OutboxItem) -> int:
+        channel = await self._channel(post.target_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            raise discord.ClientException(f"cannot post in channel {post.target_id}")
+        message_id: int | None = None
+        if post.attempts > 1:
+            message_id = await self._already_posted(channel, post)
+        if message_id is None:
+            if post.kind == "dm_closed" or post.on_behalf_of is None or post.guild_id is None:
+                # The bot's own notice, not the commander's words.
+                message_id = await self._send_as_bot(channel, post, behalf=None)
+            else:
+                name, avatar = await self._display(post.guild_id, post.on_behalf_of)
+                message_id = await self._send_via_webhook(channel, post, name, avatar)
+                if message_id is None:
+                    message_id = await self._send_as_bot(channel, post, behalf=name)
+        if post.kind == "duel_start" and post.payload.get("make_thread"):
+            await self._start_thread(channel, message_id, post)
+        return message_id
+
+    async def _send_as_bot(
+        self, channel: discord.abc.Messageable, post: OutboxItem, *, behalf: str | None
+    ) -> int:
+        rendered = render_post(post.kind, post.payload, post_id=post.id, behalf=behalf)
+        message = await channel.send(
+            content=rendered.content,
+            embeds=rendered.embeds,
+            nonce=nonce(post),
+            allowed_mentions=ALLOWED_MENTIONS,
+        )
+        return int(message.id)
+
+    async def _send_via_webhook(
+        self,
+        channel: discord.abc.GuildChannel | discord.Thread,
+        post: OutboxItem,
+        name: str,
+        avatar: str | None,
+    ) -> int | None:
+        """Post through the channel's webhook; None when the bot may not manage webhooks."""
+        thread = channel if isinstance(channel, discord.Thread) else None
+        parent = channel.parent if isinstance(channel, discord.Thread) else channel
+        if not isinstance(
+            parent, discord.TextChannel | discord.ForumChannel | discord.VoiceChannel
+        ):
+            return None
+        rendered = render_post(post.kind, post.payload, post_id=post.id)
+        kwargs: dict[str, Any] = {
+            "embeds": rendered.embeds,
+            "username": webhook_username(name),
+            "allowed_mentions": ALLOWED_MENTIONS,
+            "wait": True,
+        }
+        if rendered.content:
+            kwargs["content"] = rendered.content
+        if avatar:
+            kwargs["avatar_url"] = avatar
+        if thread is not None:
+            kwargs["thread"] = thread
+        for _ in range(2):
+            hook = await self._webhook_for(parent)
+            if hook is None:
+                return None
+            try:
+                message = await hook.send(**kwargs)
+            except discord.NotFound as exc:
+                if exc.code != UNKNOWN_WEBHOOK:
+                    raise
+                log.info("The webhook of channel %s was deleted; making a new one", parent.id)
+                await self._forget_webhook(parent.id)
+                continue
+            return int(message.id)
+        return None
+
+    async def _webhook_for(
+        self, parent: discord.TextChannel | discord.ForumChannel | discord.VoiceChannel
+    ) -> discord.Webhook | None:
+        hook = self._hooks.get(parent.id)
+        if hook is not None:
+            return hook
+        if self._no_webhook.get(parent.id, 0.0) > time.monotonic():
+            return None
+        stored = await self.services.outbox.get_webhook(parent.id)
+        if stored is not None:
+            hook = discord.Webhook.partial(stored.webhook_id, stored.webhook_token, client=self.bot)
+            self._hooks[parent.id] = hook
+            return hook
+        try:
+            hook = await parent.create_webhook(
+                name=WEBHOOK_NAME, reason="duelbot posts duel results on behalf of the commander"
+            )
+        except discord.Forbidden:
+            log.info("No Manage Webhooks in channel %s: posting as the bot instead", parent.id)
+            self._no_webhook[parent.id] = time.monotonic() + NO_WEBHOOK_TTL
+            return None
+        if hook.token is None:  # pragma: no cover - a webhook the bot creates has a token
+            return None
+        await self.services.outbox.save_webhook(parent.id, hook.id, hook.token)
+        self._hooks[parent.id] = hook
+        return hook
+
+    async def _forget_webhook(self, channel_id: int) -> None:
+        self._hooks.pop(channel_id, None)
+        await self.services.outbox.forget_webhook(channel_id)
+
+    async def _display(self, guild_id: int, user_id: int) -> tuple[str, str | None]:
+        """The commander's display name and avatar in that server (cached briefly)."""
+        key = (guild_id, user_id)
+        cached = self._names.get(key)
+        now = time.monotonic()
+        if cached is not None and cached[0] > now:
+            return cached[1], cached[2]
+        name: str = FALLBACK_NAME
+        avatar: str | None = None
+        try:
+            guild = self.bot.get_guild(guild_id) or await self.bot.fetch_guild(guild_id)
+            member = await guild.fetch_member(user_id)
+            name, avatar = member.display_name, member.display_avatar.url
+        except discord.NotFound:
+            try:
+                user = await self.bot.fetch_user(user_id)
+                name, avatar = user.display_name, user.display_avatar.url
+            except discord.NotFound:
+                pass
+        self._names[key] = (now + NAME_TTL, name, avatar)
+        if len(self._names) > 1000:
+            self._names = {k: v for k, v in self._names.items() if v[0] > now}
+        return name, avatar
+
+    async def _start_thread(
+        self, channel: discord.abc.GuildChannel | discord.Thread, message_id: int, post: OutboxItem
+    ) -> None:
+        """config thread_per_duel: a public thread from the start card; the duel's posts go
+        there from now on."""
+        if not isinstance(channel, discord.TextChannel):
+            return
+        duel_id = int(post.payload["duel_id"])
+        try:
+            thread = await channel.create_thread(
+                name=thread_name(post.payload),
+                message=discord.Object(id=message_id),
+                auto_archive_duration=10080,
+                reason=f"duelbot: duel #{duel_id}",
+            )
+            thread_id = thread.id
+        except discord.HTTPException as exc:
+            if exc.code == THREAD_ALREADY_EXISTS:
+                thread_id = message_id  # a thread started from a message shares its id
+            elif isinstance(exc, discord.Forbidden):
+                log.warning(
+                    "Cannot create a thread for duel #%s in channel %s (missing permission); "
+                    "its posts stay in the channel",
+                    duel_id,
+                    channel.id,
+                )
+                return
+            else:
+                raise
+        await self.services.duels.attach_thread(duel_id=duel_id, thread_id=thread_id)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Workers(bot))
+
+
+__all__ = ["Workers", "classify", "reminder_offsets", "setup", "webhook_username"]
