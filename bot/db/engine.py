@@ -72,7 +72,11 @@ def make_engine(
         else:
             pool_args = {"poolclass": poolclass}
         engine = create_async_engine(
-            url, echo=echo, connect_args={"timeout": 30, **extra}, **pool_args
+            url,
+            echo=echo,
+            hide_parameters=True,  # SQL logs must never show a secret move
+            connect_args={"timeout": 30, **extra},
+            **pool_args,
         )
         _configure_sqlite(engine)
         return engine
@@ -85,7 +89,9 @@ def make_engine(
         pool_args = {"pool_size": pool_size, "max_overflow": pool_size, "pool_pre_ping": True}
     else:
         pool_args = {"poolclass": poolclass}
-    return create_async_engine(url, echo=echo, connect_args=extra, **pool_args)
+    return create_async_engine(
+        url, echo=echo, hide_parameters=True, connect_args=extra, **pool_args
+    )
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

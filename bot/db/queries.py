@@ -72,18 +72,24 @@ async def open_rounds_of_user(session: AsyncSession, user_id: int) -> list[tuple
         )
         .order_by(Duel.id)
     )
-    return [(d, r) for d, r in (await session.execute(stmt)).tuples()]
+    return [(d, r) for d, r in await session.execute(stmt)]
 
 
 async def ensure_guild_settings(
-    session: AsyncSession, guild_id: int, defaults: dict[str, Any]
+    session: AsyncSession, guild_id: int, defaults: dict[str, Any], *, lock: bool = True
 ) -> GuildSettings:
-    """The guild's settings row, created from defaults if missing, locked for update."""
+    """The guild's settings row, created from defaults if missing (locked for update unless
+    ``lock=False``: readers must not serialise every move of a server on this one row)."""
+    stmt = select(GuildSettings).where(GuildSettings.guild_id == guild_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    row = (await session.execute(stmt)).scalar_one_or_none()
+    if row is not None:
+        return row
     values = {"guild_id": guild_id, **defaults}
     dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     await session.execute(insert(GuildSettings).values(**values).on_conflict_do_nothing())
-    stmt = select(GuildSettings).where(GuildSettings.guild_id == guild_id).with_for_update()
     return (await session.execute(stmt)).scalar_one()
 
 

@@ -72,7 +72,7 @@ class SchedulerService:
                 .limit(limit)
                 .with_for_update(of=Round, skip_locked=True)
             )
-            for rnd, duel in (await session.execute(stmt)).tuples():
+            for rnd, duel in await session.execute(stmt):
                 assert rnd.deadline is not None
                 sent = dict(rnd.reminders_sent or {})
                 due = [
