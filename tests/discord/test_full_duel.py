@@ -13,7 +13,6 @@ from bot.rules.dice import commitment as commit_of
 from bot.rules.dice import derive_roll
 from tests.discord.harness import World, running_world
 from tests.fakediscord import FakeDiscord
-from tests.fakediscord.pytest_plugin import fake_discord  # noqa: F401  (fixture)
 
 MOVE_IDS = ("full_frontal_strike", "side_swipe", "lock_attempt", "evade", "retreat")
 
