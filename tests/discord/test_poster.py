@@ -1,0 +1,311 @@
+"""The outbox poster, driven through the real bot against the fake Discord."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import timedelta
+from typing import Any
+
+from bot.db.engine import Database, DatabaseUnavailable
+from bot.db.models import utcnow
+from bot.rules.rule_2_14 import LABELS, MOVES
+from tests.discord.workers_support import COMMANDER_NICK, World, eventually, running_bot
+from tests.fakediscord import FakeDiscord, FakeMessage
+from tests.fakediscord.pytest_plugin import fake_discord  # noqa: F401  (the fixture)
+
+WEBHOOKS = "/channels/{channel_id}/webhooks"
+EXECUTE = "/webhooks/{webhook_id}/{token}"
+BOT_POST = "/channels/{channel_id}/messages"
+
+
+def text_of(message: FakeMessage) -> str:
+    """Everything visible in a message: content and every embed part."""
+    parts = [message.content]
+    for embed in message.embeds:
+        parts += [embed.get("title") or "", embed.get("description") or ""]
+        parts += [(embed.get("author") or {}).get("name") or ""]
+        parts += [(embed.get("footer") or {}).get("text") or ""]
+        for f in embed.get("fields") or []:
+            parts += [f.get("name") or "", f.get("value") or ""]
+    return "\n".join(parts)
+
+
+async def played_round(world: World) -> tuple[int, int]:
+    """A duel with one round opened, both moved, closed by the commander."""
+    duel = await world.start_duel()
+    round_no = await world.open_round(duel.id)
+    await world.move(world.alice, duel.id, "full_frontal_strike")
+    await world.move(world.bob, duel.id, "evade")
+    await world.close(duel.id)
+    return duel.id, round_no
+
+
+async def test_result_posted_via_webhook_as_the_commander(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        duel_id, _ = await played_round(world)
+        [result] = await world.posted("round_result")
+        assert result.status == "posted"
+        await world.posted("duel_start")
+        [opened] = await world.posted("round_open")
+
+        messages = {m.id: m for m in fake.messages_in(world.channel_id)}
+        posted = messages[result.posted_message_id]
+        # through the channel's webhook, as the commander (server nickname and avatar)
+        assert posted.webhook_id is not None
+        assert posted.username == COMMANDER_NICK
+        assert posted.avatar_url
+        text = text_of(posted)
+        assert "Full Frontal Strike" in text and "Evade" in text
+        assert re.search(r"DICE-?\d+ = \*\*\d+\*\*", text)
+        assert "duelbot verify" in text and "docs/fairness.md" in text
+        assert f"duelbot post #{result.id}" in text
+
+        # the round-open post carries the commitment, never a move
+        open_text = text_of(messages[opened.posted_message_id])
+        assert opened.payload["commitment"] in open_text
+        assert "<t:" not in open_text or opened.payload["deadline"] is not None
+
+        # one webhook for the channel, created once and reused for every post
+        assert len(fake.requests_to("POST", WEBHOOKS)) == 1
+        assert len(fake.webhooks) == 1
+        hook = next(iter(fake.webhooks.values()))
+        assert hook.name == "duelbot"
+        assert await world.services.outbox.get_webhook(world.channel_id) is not None
+        assert {m.webhook_id for m in messages.values() if m.webhook_id} == {hook.id}
+        # the commander's member record was fetched over REST (no members intent)
+        assert fake.requests_to("GET", f"/guilds/{world.guild_id}/members/{world.commander.id}")
+        assert duel_id
+
+
+async def test_fallback_embed_when_webhooks_are_forbidden(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    fake.fail_next("POST", WEBHOOKS, 403, times=None, code=50013, message="Missing Permissions")
+    async with running_bot(fake, database) as world:
+        await played_round(world)
+        [result] = await world.posted("round_result")
+        assert result.status == "posted"
+        [posted] = [
+            m for m in fake.messages_in(world.channel_id) if m.id == result.posted_message_id
+        ]
+        assert posted.webhook_id is None
+        assert posted.author.id == fake.bot_user.id
+        assert f"on behalf of {COMMANDER_NICK}" in text_of(posted)
+        assert "Full Frontal Strike" in text_of(posted)
+        # bot messages carry the post's nonce (discord.py sends it with enforce_nonce)
+        bodies = [r.json for r in fake.requests_to("POST", BOT_POST) if isinstance(r.json, dict)]
+        nonces = {b.get("nonce") for b in bodies}
+        assert f"duelbot:{result.id}" in nonces
+        assert all(b.get("enforce_nonce") is True for b in bodies)
+        assert all(len(str(n)) <= 25 for n in nonces)
+        assert not fake.webhooks
+
+
+async def test_round_dm_has_one_button_per_move(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        duel = await world.start_duel()
+        deadline = utcnow() + timedelta(hours=36)
+        round_no = await world.open_round(duel.id, deadline=deadline)
+        for user, opponent in ((world.alice, "Bob"), (world.bob, "Alice")):
+            [dm] = await fake.wait_for_dms(user.id, timeout=15)
+            assert dm.custom_ids() == [
+                f"duelbot:move:{duel.id}:{round_no}:{spec.id}" for spec in MOVES
+            ]
+            labels = [c.get("label") for row in dm.components for c in row.get("components", [])]
+            assert labels == [spec.label for spec in MOVES]
+            text = text_of(dm)
+            unix = int(deadline.timestamp())
+            assert f"<t:{unix}:R>" in text and f"<t:{unix}:f>" in text
+            assert opponent in text and f"#{duel.id}" in text and f"round {round_no}" in text
+        await world.posted("round_dm", count=2)
+
+        # the buttons work: a click records the move (handled by the intake's MoveButton)
+        [dm] = fake.dms_to(world.alice.id)
+        await fake.click_button(world.alice.id, dm, f"duelbot:move:{duel.id}:{round_no}:evade")
+
+        async def moved() -> bool:
+            status = await world.services.duels.round_status(duel.id)
+            return status.submitted.get("a", False)
+
+        await eventually(moved, 10, "alice's button move")
+
+
+async def test_closed_dms_post_a_notice_and_an_audit_row(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        fake.block_dms(world.bob.id)
+        duel = await world.start_duel()
+        await world.open_round(duel.id)
+        [notice_row] = await world.posted("dm_closed")
+        assert notice_row.status == "posted"
+        rows = {r.target_id: r for r in await world.outbox(kind="round_dm")}
+        assert rows[world.bob.id].status == "failed"
+        assert "50007" in (rows[world.bob.id].last_error or "")
+        assert rows[world.alice.id].status == "posted"
+
+        [notice] = [
+            m for m in fake.messages_in(world.channel_id) if m.id == notice_row.posted_message_id
+        ]
+        text = text_of(notice)
+        assert f"<@{world.bob.id}>" in notice.content
+        assert f"/move duel:{duel.id} move:" in text
+        assert "DM" in text or "direct message" in text
+        # nothing about any move (nor the alice side) is revealed
+        for label in LABELS.values():
+            assert label not in text
+        assert str(world.alice.id) not in text
+
+        [entry] = await world.audit("dm.closed")
+        assert entry.details["user_id"] == world.bob.id
+        assert entry.duel_id == duel.id
+
+
+async def test_rest_500_then_success_posts_exactly_once(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        duel = await world.start_duel()
+        [start] = await world.posted("duel_start")
+        fake.fail_next("POST", EXECUTE, 500, times=1)
+        await world.open_round(duel.id)
+        [opened] = await world.posted("round_open", timeout=30)
+        assert opened.status == "posted"
+        assert len(world.with_marker(world.channel_id, opened.id)) == 1
+        statuses = [r.status for r in fake.requests_to("POST", EXECUTE)]
+        assert statuses.count(500) == 1
+        assert start.status == "posted"
+
+
+async def test_rate_limit_with_retry_after_posts_exactly_once(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        duel = await world.start_duel()
+        await world.posted("duel_start")
+        fake.rate_limit_next("POST", EXECUTE, retry_after=0.3, times=1)
+        await world.open_round(duel.id)
+        [opened] = await world.posted("round_open", timeout=30)
+        assert opened.status == "posted"
+        assert len(world.with_marker(world.channel_id, opened.id)) == 1
+        assert 429 in [r.status for r in fake.requests_to("POST", EXECUTE)]
+
+
+async def test_raised_429_is_retried_by_the_poster_once(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """A 429 that discord.py raises (no Via: a Cloudflare-style block) goes through the
+    poster's own backoff; the retry checks for an earlier landing and posts once."""
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        duel = await world.start_duel()
+        await world.posted("duel_start")
+        fake.rate_limit_next("POST", EXECUTE, retry_after=0.1, times=1, via=False)
+        await world.open_round(duel.id)
+        [opened] = await world.posted("round_open", timeout=30)
+        assert opened.status == "posted"
+        assert opened.attempts == 2
+        assert len(world.with_marker(world.channel_id, opened.id)) == 1
+
+
+async def test_a_post_whose_earlier_attempt_landed_is_not_posted_again(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        await world.start_duel()
+        [start] = await world.posted("duel_start")
+        first_id = start.posted_message_id
+        executes = len(fake.requests_to("POST", EXECUTE))
+        # As if the worker died after Discord accepted the post but before it was recorded.
+        await world.set_outbox(
+            start.id,
+            status="pending",
+            attempts=1,
+            posted_message_id=None,
+            posted_at=None,
+            claimed_by=None,
+            claimed_until=None,
+            next_attempt_at=utcnow(),
+        )
+        world.wake()
+        [again] = await world.posted("duel_start")
+        assert again.status == "posted"
+        assert again.attempts == 2
+        assert again.posted_message_id == first_id
+        assert len(world.with_marker(world.channel_id, start.id)) == 1
+        assert len(fake.requests_to("POST", EXECUTE)) == executes
+        assert fake.requests_to("GET", BOT_POST)  # it looked at the channel's history
+
+
+async def test_a_deleted_webhook_is_recreated(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        duel = await world.start_duel()
+        await world.posted("duel_start")
+        fake.webhooks.clear()  # someone deleted it in the channel settings
+        await world.open_round(duel.id)
+        [opened] = await world.posted("round_open")
+        assert opened.status == "posted"
+        assert len(fake.requests_to("POST", WEBHOOKS)) == 2
+        [hook] = fake.webhooks.values()
+        stored = await world.services.outbox.get_webhook(world.channel_id)
+        assert stored is not None and stored.webhook_id == hook.id
+
+
+async def test_thread_per_duel_posts_into_the_thread(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    from bot.config import DuelSettings
+
+    fake = fake_discord
+    async with running_bot(fake, database, duels=DuelSettings(thread_per_duel=True)) as world:
+        duel = await world.start_duel()
+        [start] = await world.posted("duel_start")
+        view = await world.services.duels.get_duel(duel.id)
+        assert view.thread_id is not None
+        thread = fake.channels[view.thread_id]
+        assert thread.name == f"Duel #{duel.id}: Alice vs Bob"
+        assert thread.parent_id == world.channel_id
+        await world.open_round(duel.id)
+        [opened] = await world.posted("round_open")
+        assert opened.target_id == view.thread_id
+        [message] = world.with_marker(view.thread_id, opened.id)
+        assert message.webhook_id is not None and message.username == COMMANDER_NICK
+        assert start.status == "posted"
+
+
+async def test_the_poster_survives_database_errors(
+    fake_discord: FakeDiscord, database: Database, monkeypatch: Any
+) -> None:
+    fake = fake_discord
+    async with running_bot(fake, database) as world:
+        outbox = world.services.outbox
+        real_claim = outbox.claim
+        failures = {"left": 2}
+
+        async def flaky_claim(*args: Any, **kwargs: Any) -> Any:
+            if failures["left"] > 0:
+                failures["left"] -= 1
+                raise DatabaseUnavailable("connection refused")
+            return await real_claim(*args, **kwargs)
+
+        monkeypatch.setattr(outbox, "claim", flaky_claim)
+        await world.start_duel()
+        [start] = await world.posted("duel_start", timeout=30)
+        assert start.status == "posted"
+        assert failures["left"] == 0
+        await asyncio.sleep(0)
