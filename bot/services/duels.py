@@ -426,9 +426,9 @@ class DuelService:
                     "the move was not recorded."
                 )
             current = (await queries.current_submissions(session, rnd.id)).get(side)
-            settings = await load_settings_row(session, duel.guild_id, self._defaults)
             changed_from = None
             if current is not None:
+                settings = await load_settings_row(session, duel.guild_id, self._defaults)
                 if not settings.change_of_choice:
                     raise MoveAlreadyLocked(
                         f"You already locked in {LABELS.get(current.move, current.move)} for "

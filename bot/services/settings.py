@@ -48,9 +48,12 @@ def settings_view(row: GuildSettings) -> SettingsView:
 
 
 async def load_settings_row(
-    session: AsyncSession, guild_id: int, defaults: DuelSettings
+    session: AsyncSession, guild_id: int, defaults: DuelSettings, *, lock: bool = False
 ) -> GuildSettings:
-    return await queries.ensure_guild_settings(session, guild_id, settings_defaults(defaults))
+    """The guild's settings (created from defaults if missing); ``lock=True`` to change them."""
+    return await queries.ensure_guild_settings(
+        session, guild_id, settings_defaults(defaults), lock=lock
+    )
 
 
 class SettingsService:
@@ -100,7 +103,7 @@ class SettingsService:
         if key not in SETTING_KEYS:
             raise InvalidInput(f"Unknown setting {key!r}.")
         async with self._db.transaction() as session:
-            row = await load_settings_row(session, guild_id, self._defaults)
+            row = await load_settings_row(session, guild_id, self._defaults, lock=True)
             before = getattr(row, key)
             setattr(row, key, value)
             queries.audit(
