@@ -4,19 +4,33 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
+
+import pytest
 
 from bot.db.engine import Database, DatabaseUnavailable
 from bot.db.models import utcnow
 from bot.rules.rule_2_14 import LABELS, MOVES
-from tests.discord.workers_support import COMMANDER_NICK, World, eventually, running_bot
+from tests.discord.workers_support import (
+    COMMANDER_NICK,
+    World,
+    eventually,
+    fake_server,
+    running_bot,
+)
 from tests.fakediscord import FakeDiscord, FakeMessage
-from tests.fakediscord.pytest_plugin import fake_discord  # noqa: F401  (the fixture)
 
 WEBHOOKS = "/channels/{channel_id}/webhooks"
 EXECUTE = "/webhooks/{webhook_id}/{token}"
 BOT_POST = "/channels/{channel_id}/messages"
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    async with fake_server() as server:
+        yield server
 
 
 def text_of(message: FakeMessage) -> str:
@@ -42,9 +56,8 @@ async def played_round(world: World) -> tuple[int, int]:
 
 
 async def test_result_posted_via_webhook_as_the_commander(
-    fake_discord: FakeDiscord, database: Database
+    fake: FakeDiscord, database: Database
 ) -> None:
-    fake = fake_discord
     async with running_bot(fake, database) as world:
         duel_id, _ = await played_round(world)
         [result] = await world.posted("round_result")
@@ -82,9 +95,8 @@ async def test_result_posted_via_webhook_as_the_commander(
 
 
 async def test_fallback_embed_when_webhooks_are_forbidden(
-    fake_discord: FakeDiscord, database: Database
+    fake: FakeDiscord, database: Database
 ) -> None:
-    fake = fake_discord
     fake.fail_next("POST", WEBHOOKS, 403, times=None, code=50013, message="Missing Permissions")
     async with running_bot(fake, database) as world:
         await played_round(world)
@@ -106,10 +118,7 @@ async def test_fallback_embed_when_webhooks_are_forbidden(
         assert not fake.webhooks
 
 
-async def test_round_dm_has_one_button_per_move(
-    fake_discord: FakeDiscord, database: Database
-) -> None:
-    fake = fake_discord
+async def test_round_dm_has_one_button_per_move(fake: FakeDiscord, database: Database) -> None:
     async with running_bot(fake, database) as world:
         duel = await world.start_duel()
         deadline = utcnow() + timedelta(hours=36)
@@ -139,9 +148,8 @@ async def test_round_dm_has_one_button_per_move(
 
 
 async def test_closed_dms_post_a_notice_and_an_audit_row(
-    fake_discord: FakeDiscord, database: Database
+    fake: FakeDiscord, database: Database
 ) -> None:
-    fake = fake_discord
     async with running_bot(fake, database) as world:
         fake.block_dms(world.bob.id)
         duel = await world.start_duel()
@@ -171,9 +179,8 @@ async def test_closed_dms_post_a_notice_and_an_audit_row(
 
 
 async def test_rest_500_then_success_posts_exactly_once(
-    fake_discord: FakeDiscord, database: Database
+    fake: FakeDiscord, database: Database
 ) -> None:
-    fake = fake_discord
     async with running_bot(fake, database) as world:
         duel = await world.start_duel()
         [start] = await world.posted("duel_start")
@@ -188,9 +195,8 @@ async def test_rest_500_then_success_posts_exactly_once(
 
 
 async def test_rate_limit_with_retry_after_posts_exactly_once(
-    fake_discord: FakeDiscord, database: Database
+    fake: FakeDiscord, database: Database
 ) -> None:
-    fake = fake_discord
     async with running_bot(fake, database) as world:
         duel = await world.start_duel()
         await world.posted("duel_start")
@@ -203,11 +209,10 @@ async def test_rate_limit_with_retry_after_posts_exactly_once(
 
 
 async def test_raised_429_is_retried_by_the_poster_once(
-    fake_discord: FakeDiscord, database: Database
+    fake: FakeDiscord, database: Database
 ) -> None:
     """A 429 that discord.py raises (no Via: a Cloudflare-style block) goes through the
     poster's own backoff; the retry checks for an earlier landing and posts once."""
-    fake = fake_discord
     async with running_bot(fake, database) as world:
         duel = await world.start_duel()
         await world.posted("duel_start")
@@ -220,9 +225,8 @@ async def test_raised_429_is_retried_by_the_poster_once(
 
 
 async def test_a_post_whose_earlier_attempt_landed_is_not_posted_again(
-    fake_discord: FakeDiscord, database: Database
+    fake: FakeDiscord, database: Database
 ) -> None:
-    fake = fake_discord
     async with running_bot(fake, database) as world:
         await world.start_duel()
         [start] = await world.posted("duel_start")
@@ -249,10 +253,7 @@ async def test_a_post_whose_earlier_attempt_landed_is_not_posted_again(
         assert fake.requests_to("GET", BOT_POST)  # it looked at the channel's history
 
 
-async def test_a_deleted_webhook_is_recreated(
-    fake_discord: FakeDiscord, database: Database
-) -> None:
-    fake = fake_discord
+async def test_a_deleted_webhook_is_recreated(fake: FakeDiscord, database: Database) -> None:
     async with running_bot(fake, database) as world:
         duel = await world.start_duel()
         await world.posted("duel_start")
@@ -266,12 +267,9 @@ async def test_a_deleted_webhook_is_recreated(
         assert stored is not None and stored.webhook_id == hook.id
 
 
-async def test_thread_per_duel_posts_into_the_thread(
-    fake_discord: FakeDiscord, database: Database
-) -> None:
+async def test_thread_per_duel_posts_into_the_thread(fake: FakeDiscord, database: Database) -> None:
     from bot.config import DuelSettings
 
-    fake = fake_discord
     async with running_bot(fake, database, duels=DuelSettings(thread_per_duel=True)) as world:
         duel = await world.start_duel()
         [start] = await world.posted("duel_start")
@@ -289,9 +287,8 @@ async def test_thread_per_duel_posts_into_the_thread(
 
 
 async def test_the_poster_survives_database_errors(
-    fake_discord: FakeDiscord, database: Database, monkeypatch: Any
+    fake: FakeDiscord, database: Database, monkeypatch: Any
 ) -> None:
-    fake = fake_discord
     async with running_bot(fake, database) as world:
         outbox = world.services.outbox
         real_claim = outbox.claim

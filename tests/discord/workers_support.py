@@ -24,7 +24,14 @@ from bot.discord.cogs.workers import Workers
 from bot.discord.posts import marker_ids
 from bot.services import Services
 from bot.services.views import DuelView, MemberRef
-from tests.fakediscord import DEFAULT_BOT_PERMISSIONS, FakeDiscord, FakeMessage, FakeUser, run_bot
+from tests.fakediscord import (
+    DEFAULT_BOT_PERMISSIONS,
+    FakeDiscord,
+    FakeMessage,
+    FakeUser,
+    patch_discord,
+    run_bot,
+)
 
 T = TypeVar("T")
 
@@ -168,6 +175,16 @@ def bot_settings(fake: FakeDiscord, duels: DuelSettings | None = None) -> Settin
         duels=duels or DuelSettings(),
         workers=WorkerSettings(outbox_poll_seconds=0.2, scheduler_poll_seconds=0.2),
     )
+
+
+@asynccontextmanager
+async def fake_server() -> AsyncIterator[FakeDiscord]:
+    """A started fake Discord with discord.py pointed at it; at the end, fails if the bot
+    called a route the fake does not know or the fake itself crashed."""
+    async with FakeDiscord() as fake:
+        with patch_discord(fake):
+            yield fake
+    fake.check()
 
 
 @asynccontextmanager
