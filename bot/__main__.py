@@ -18,6 +18,14 @@ NO_TOKEN = (
     "duelbot: set DISCORD_TOKEN to the bot token (from the Discord developer portal); "
     "it is never read from files."
 )
+QUIET_AT_DEBUG = (
+    "discord.gateway",
+    "discord.http",
+    "discord.webhook",
+    "discord.state",
+    "aiosqlite",
+    "asyncpg",
+)
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -32,9 +40,10 @@ def configure_logging(level: str) -> None:
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    # discord.py's HTTP debug lines carry request bodies (moves in DMs): keep them quiet.
-    logging.getLogger("discord.http").setLevel(max(numeric, logging.INFO))
-    logging.getLogger("discord.webhook").setLevel(max(numeric, logging.INFO))
+    # Secrecy: these libraries' DEBUG lines carry payloads (gateway events with DM text and
+    # button custom_ids, REST bodies with receipts, SQL rows): never below INFO.
+    for name in QUIET_AT_DEBUG:
+        logging.getLogger(name).setLevel(max(numeric, logging.INFO))
 
 
 def run_bot(config_path: str | None) -> int:
