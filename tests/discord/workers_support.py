@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from unittest import mock
 
 from discord.ext import commands
@@ -58,9 +58,10 @@ class World:
 
     @property
     def workers(self) -> Workers:
+        # load_extension imports its own copy of the module: compare by name, not class
         cog = self.bot.get_cog("Workers")
-        assert isinstance(cog, Workers)
-        return cog
+        assert cog is not None and type(cog).__name__ == Workers.__name__
+        return cast(Workers, cog)
 
     def wake(self) -> None:
         wake_outbox(self.bot)
