@@ -37,7 +37,7 @@ from discord.ext import commands
 from bot.discord import health
 from bot.discord.client import ALLOWED_MENTIONS, services_of, settings_of, wake_outbox
 from bot.discord.intake_buttons import MoveButton
-from bot.discord.posts import marker_ids, render_post, thread_name
+from bot.discord.posts import UnknownPostKind, marker_ids, render_post, thread_name
 from bot.rules.rule_2_14 import MOVES
 from bot.services.deadlines import parse_duration
 from bot.services.errors import DomainError, RoundNotOpen
@@ -78,6 +78,8 @@ def classify(exc: BaseException, post: OutboxItem) -> Outcome:
         if exc.status >= 500 or exc.status == 429:
             return "retry"
         return "permanent"  # 400s: the request itself is wrong; repeating it will not help
+    if isinstance(exc, UnknownPostKind | KeyError):
+        return "permanent"  # a payload this version cannot render
     return "retry"  # timeouts, connection errors, rate limits, the database, anything else
 
 
@@ -231,7 +233,7 @@ class Workers(commands.Cog):
             wake_outbox(self.bot)
         if self.settings.duels.auto_close:
             nearest = await self.services.scheduler.next_deadline_in()
-            if nearest is not None:
+            if nearest is not None and nearest > timedelta(0):
                 # Wake just after the next deadline rather than up to a poll later.
                 poll = min(poll, max(0.05, nearest.total_seconds() + 0.05))
         return poll
@@ -303,6 +305,8 @@ class Workers(commands.Cog):
                 error,
                 exc_info=exc if not isinstance(exc, discord.HTTPException) else None,
             )
+        else:
+            log.info("Outbox post %s (%s) will be retried: %s", post.id, post.kind, error)
         retried = await self._mark(
             self.services.outbox.mark_failed(post.id, error, permanent=permanent)
         )
