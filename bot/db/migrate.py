@@ -9,6 +9,11 @@ checkout or an editable install); ``migrations/`` in the working directory and i
 alembic's command API is synchronous and our env.py runs its own event loop, so the async
 functions here run alembic in a worker thread: they are safe to await from a running loop
 (the bot's), and they do not block it.
+
+alembic keeps its migration context in a module global, so two alembic commands must not
+run at the same time in one process: ``_ALEMBIC_LOCK`` serialises them here. Between
+processes, env.py serialises on the database (BEGIN IMMEDIATE on SQLite, an advisory lock on
+PostgreSQL), so concurrent upgrades apply each migration once.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Protocol
 
@@ -38,6 +44,9 @@ __all__ = [
     "upgrade",
     "upgrade_sync",
 ]
+
+
+_ALEMBIC_LOCK = threading.Lock()
 
 
 class MigrationsNotFound(RuntimeError):
@@ -123,12 +132,16 @@ def alembic_config(
 
 def upgrade_sync(target: Target, revision: str = "head", *, schema: str | None = None) -> None:
     """Upgrade to ``revision``. Blocks; from async code use ``await upgrade(...)``."""
-    command.upgrade(alembic_config(database_url(target), schema=schema), revision)
+    config = alembic_config(database_url(target), schema=schema)
+    with _ALEMBIC_LOCK:
+        command.upgrade(config, revision)
 
 
 def downgrade_sync(target: Target, revision: str, *, schema: str | None = None) -> None:
     """Downgrade to ``revision`` (``"base"`` drops every table). Blocks."""
-    command.downgrade(alembic_config(database_url(target), schema=schema), revision)
+    config = alembic_config(database_url(target), schema=schema)
+    with _ALEMBIC_LOCK:
+        command.downgrade(config, revision)
 
 
 async def upgrade(target: Target, revision: str = "head", *, schema: str | None = None) -> None:
