@@ -75,10 +75,14 @@ def commitment(seed_hex: str) -> str:
 def derive_roll(seed: bytes, label: str, sides: int) -> int:
     """The documented derivation (docs/fairness.md): unbiased, by rejection sampling.
 
-    X <= 0 gives 0 with no randomness (the Glossary's DICEX rule).
+    X <= 0 gives 0 with no randomness (the Glossary's DICEX rule). X > 2**64 raises
+    DiceError: no 8-byte value would ever be accepted.
     """
     if sides <= 0:
         return 0
+    if sides > _TWO_64:
+        # Every v would be rejected: the documented derivation never ends for X > 2**64.
+        raise DiceError(f"A DICEX needs X <= 2**64 to be derived; X is {sides}.")
     limit = _TWO_64 - (_TWO_64 % sides)
     counter = 0
     while True:
