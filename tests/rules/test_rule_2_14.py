@@ -367,3 +367,31 @@ def test_parse_move_short_forms(text: str, move: str) -> None:
 def test_parse_move_rejects_nonsense() -> None:
     with pytest.raises(InvalidChoice, match="full_frontal_strike"):
         parse_move("kick")
+
+
+def test_every_log_clause_is_documented() -> None:
+    import random
+    from pathlib import Path
+
+    from bot.rules.dice import RandomDice
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rules" / "rule-2.14.md").read_text(
+        encoding="utf-8"
+    )
+    rng = random.Random(214)
+    seen: set[str] = set()
+    moves = (*MOVE_IDS, None)
+    for _ in range(3000):
+        a = Duellist("A", rng.randint(-2, 9), rng.randint(-2, 9))
+        b = Duellist("B", rng.randint(-2, 9), rng.randint(-2, 9))
+        opts = Options(rng.choice(("none", "forfeit")), rng.random() < 0.5)
+        result = RULE_2_14.resolve(
+            DuelState(a, b, locked=rng.random() < 0.3),
+            {"a": rng.choice(moves), "b": rng.choice(moves)},
+            RandomDice(rng),
+            opts,
+        )
+        seen.update(e.clause for e in result.log)
+    assert len(seen) == 9
+    for clause in seen:
+        assert f"`{clause}`" in doc, clause
