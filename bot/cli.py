@@ -566,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     adj = sub.add_parser(
         "adjudicate",
         help="adjudicate one round from JSON (Markdown, BBCode or JSON)",
-        description="Adjudicate one round of rule 2.14 from a JSON description, with "
+        description="Adjudicate one round of rule 2.14 from a JSON description, with\n"
         "provably fair dice derived from the round's seed (docs/fairness.md).",
         epilog=ADJUDICATE_INPUT_HELP
         + '\noutput (--json): {"outcome", "winner" (name or null), "locked", "rolls": '
@@ -585,8 +585,8 @@ def build_parser() -> argparse.ArgumentParser:
     ver = sub.add_parser(
         "verify",
         help="check a published round against its seed, commitment and the rules",
-        description="Re-derive every roll of a published round from its revealed seed, "
-        "re-adjudicate it and compare with what was published.",
+        description="Re-derive every roll of a published round from its revealed seed,\n"
+        "re-adjudicate it and compare with what was published (docs/fairness.md).",
         epilog=VERIFY_INPUT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
