@@ -149,20 +149,30 @@ def _duel_ref(payload: Mapping[str, Any]) -> str:
     return f"Duel #{payload.get('duel_id', '?')}"
 
 
-def _line_fields(name: str, lines: Sequence[str]) -> list[tuple[str, str]]:
-    """Lines packed into as few embed fields as fit (each value <= 1024 characters)."""
+def _line_fields(name: str, lines: Sequence[str], max_fields: int = 3) -> list[tuple[str, str]]:
+    """Lines packed into at most ``max_fields`` embed fields (each value <= 1024 characters);
+    lines that do not fit are summarised as "... and N more"."""
     fields: list[tuple[str, str]] = []
     chunk: list[str] = []
     size = 0
-    for raw in lines:
+    left_out = 0
+    for index, raw in enumerate(lines):
         line = truncate(raw, FIELD_VALUE_MAX)
         extra = len(line) + (1 if chunk else 0)
         if chunk and size + extra > FIELD_VALUE_MAX:
+            if len(fields) + 1 == max_fields:
+                left_out = len(lines) - index
+                break
             fields.append((name if not fields else f"{name} (cont.)", "\n".join(chunk)))
             chunk, size = [], 0
             extra = len(line)
         chunk.append(line)
         size += extra
+    if left_out:
+        note = f"… and {left_out} more (see `/duel history`)"
+        while chunk and size + len(note) + 1 > FIELD_VALUE_MAX:
+            size -= len(chunk.pop()) + 1
+        chunk.append(note)
     if chunk or not fields:
         fields.append((name if not fields else f"{name} (cont.)", "\n".join(chunk) or "—"))
     return fields
@@ -235,7 +245,9 @@ def _finish(
         if post_id is not None:
             embed.set_footer(text=marker(post_id))
     if behalf is not None and out:
-        out[0].set_author(name=f"Posted on behalf of {plain(behalf)}")
+        # Author names render neither Markdown nor pings; defuse mentions all the same.
+        who = discord.utils.escape_mentions(plain(behalf))
+        out[0].set_author(name=f"Posted on behalf of {who}")
     if content is not None:
         content = truncate(content, CONTENT_MAX)
     return Rendered(content, [fit(e) for e in out])
@@ -341,12 +353,12 @@ def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
         )
     if not roll_lines:
         roll_lines = ["No dice were rolled."]
-    for name, value in _line_fields("Rolls", roll_lines):
+    for name, value in _line_fields("Rolls", roll_lines, max_fields=2):
         embed.add_field(name=name, value=value, inline=False)
 
     raw_log = data.get("log")
     log_lines = [f"• {safe(line, 900)}" for line in (raw_log if isinstance(raw_log, list) else [])]
-    for name, value in _line_fields("Adjudication (rule 2.14)", log_lines or ["—"]):
+    for name, value in _line_fields("Adjudication (rule 2.14)", log_lines or ["—"], 3):
         embed.add_field(name=name, value=value, inline=False)
 
     ended = bool(payload.get("ended", data.get("ended")))

@@ -306,3 +306,73 @@ async def test_the_poster_survives_database_errors(
         assert start.status == "posted"
         assert failures["left"] == 0
         await asyncio.sleep(0)
+
+
+# -- pure rendering ---------------------------------------------------------------------
+
+
+def _embed_total(embed: dict[str, Any]) -> int:
+    total = len(embed.get("title") or "") + len(embed.get("description") or "")
+    total += len((embed.get("footer") or {}).get("text") or "")
+    total += len((embed.get("author") or {}).get("name") or "")
+    return total + sum(len(f["name"]) + len(f["value"]) for f in embed.get("fields") or [])
+
+
+def test_names_are_escaped_and_embeds_fit_discord_limits() -> None:
+    from bot.discord.posts import render_post
+
+    evil = "**@everyone** <@123456789012345678> _x_ `y`" + "z" * 300
+    rolls = [
+        {"label": f"r{i}", "sides": 6, "value": 3, "for": "a", "purpose": "evade"}
+        for i in range(200)
+    ]
+    payload = {
+        "duel_id": 7,
+        "round_no": 3,
+        "a": {"user_id": 1, "name": evil, "str": 5, "agi": 6},
+        "b": {"user_id": 2, "name": "Bob", "str": 4, "agi": 7},
+        "result": {
+            "ruleset": "rule-2.14",
+            "outcome": "a_wins",
+            "winner": "a",
+            "ended": True,
+            "locked": False,
+            "choices": {"a": "full_frontal_strike", "b": "evade"},
+            "rolls": rolls,
+            "log": [f"2.14: {evil} does something {i}" for i in range(100)],
+        },
+        "winner_name": evil,
+        "seed": "ab" * 32,
+        "commitment": "cd" * 32,
+        "reason": "commander",
+        "ended": True,
+    }
+    rendered = render_post("round_result", payload, post_id=99, behalf=evil)
+    [embed] = [e.to_dict() for e in rendered.embeds]
+    assert _embed_total(embed) <= 6000
+    assert len(embed["title"]) <= 256 and len(embed["fields"]) <= 25
+    assert all(len(f["value"]) <= 1024 for f in embed["fields"])
+    everything = str(embed) + (rendered.content or "")
+    assert "@everyone" not in everything.replace("@\u200beveryone", "")
+    assert "<@123456789012345678>" not in everything
+    assert "\\*\\*" in embed["title"]  # Markdown escaped, not rendered
+    assert "duelbot post #99" in embed["footer"]["text"]
+    assert embed["author"]["name"].startswith("Posted on behalf of ")
+    assert "cd" * 32 in everything and "ab" * 32 in everything
+
+    for kind, extra in (
+        ("duel_start", {"make_thread": False}),
+        ("round_open", {"commitment": "c" * 64, "deadline": "2030-01-01T00:00:00+00:00"}),
+        ("round_undone", {"outcome": "a_wins"}),
+        ("duel_end", {"reason": evil, "cancelled_round": 2}),
+        ("dm_closed", {"user_id": 5}),
+        ("round_dm", {"side": "a", "deadline": None}),
+        ("reminder_dm", {"side": "b", "opponent": evil, "deadline": None}),
+    ):
+        out = render_post(kind, {**payload, **extra}, post_id=1)
+        text = str([e.to_dict() for e in out.embeds]) + (out.content or "")
+        assert "<@123456789012345678>" not in text, kind
+        assert "duelbot post #1" in text, kind
+        assert all(_embed_total(e.to_dict()) <= 6000 for e in out.embeds), kind
+    open_text = str(render_post("round_open", {**payload, "deadline": None}).embeds[0].to_dict())
+    assert "send your move to the bot by DM" in open_text
