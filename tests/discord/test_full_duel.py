@@ -179,3 +179,22 @@ async def test_bad_deadline_is_explained(fake_discord: FakeDiscord, database: Da
         assert "not a deadline" in reply.content and "36h" in reply.content
         status = await w.services.duels.round_status(duel_id)
         assert status.is_open is False
+
+
+@pytest.mark.parametrize("status", [404, 405])
+async def test_result_still_posted_where_webhooks_do_not_exist(
+    fake_discord: FakeDiscord, database: Database, status: int
+) -> None:
+    """A REST proxy or stand-in without webhook routes: posts go out as the bot."""
+    fake = fake_discord
+    fake.fail_next("POST", "/channels/*/webhooks", status=status, times=None)
+    async with running_world(fake, database) as w:
+        duel_id = await setup_duel(w)
+        await w.slash(w.commander, "round", "open", duel=duel_id)
+        await fake.wait_for_dms(w.ann.id, 1, timeout=5)
+        await fake.send_dm(w.ann.id, "retreat")
+        await fake.wait_for_dms(w.ann.id, 2, timeout=5)
+        await w.slash(w.commander, "round", "close", duel=duel_id)
+        posts = await fake.wait_for_messages(w.channel_id, 3, timeout=5)
+        assert "Retreat" in all_text(posts[-1])
+        assert posts[-1].webhook_id is None and "on behalf of" in all_text(posts[-1]).lower()

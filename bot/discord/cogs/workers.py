@@ -333,7 +333,7 @@ class Workers(commands.Cog):
                 for embed in message.embeds:
                     if post.id in marker_ids(embed.footer.text):
                         return int(message.id)
-        except discord.Forbidden:
+        except discord.HTTPException:
             log.warning(
                 "Cannot read the history of channel %s to check post %s", post.target_id, post.id
             )
@@ -451,12 +451,17 @@ class Workers(commands.Cog):
                 return None
             try:
                 message = await hook.send(**kwargs)
-            except discord.NotFound as exc:
-                if exc.code != UNKNOWN_WEBHOOK:
-                    raise
-                log.info("The webhook of channel %s was deleted; making a new one", parent.id)
-                await self._forget_webhook(parent.id)
-                continue
+            except discord.HTTPException as exc:
+                if exc.status >= 500 or exc.status == 429:
+                    raise  # transient: retried later, with the marker check first
+                if isinstance(exc, discord.NotFound) and exc.code == UNKNOWN_WEBHOOK:
+                    log.info("The webhook of channel %s was deleted; making a new one", parent.id)
+                    await self._forget_webhook(parent.id)
+                    continue
+                # Any other refusal of the webhook: the post still goes out, as the bot.
+                log.info("Webhook post refused in channel %s (HTTP %s)", parent.id, exc.status)
+                self._no_webhook[parent.id] = time.monotonic() + NO_WEBHOOK_TTL
+                return None
             return int(message.id)
         return None
 
@@ -477,8 +482,15 @@ class Workers(commands.Cog):
             hook = await parent.create_webhook(
                 name=WEBHOOK_NAME, reason="duelbot posts duel results on behalf of the commander"
             )
-        except discord.Forbidden:
-            log.info("No Manage Webhooks in channel %s: posting as the bot instead", parent.id)
+        except discord.HTTPException as exc:
+            if exc.status >= 500 or exc.status == 429:
+                raise  # transient: the post is retried later
+            # Forbidden (no Manage Webhooks), or a REST proxy without webhooks: post as the bot.
+            log.info(
+                "Cannot create a webhook in channel %s (HTTP %s): posting as the bot instead",
+                parent.id,
+                exc.status,
+            )
             self._no_webhook[parent.id] = time.monotonic() + NO_WEBHOOK_TTL
             return None
         if hook.token is None:  # pragma: no cover - a webhook the bot creates has a token
@@ -504,12 +516,12 @@ class Workers(commands.Cog):
             guild = self.bot.get_guild(guild_id) or await self.bot.fetch_guild(guild_id)
             member = await guild.fetch_member(user_id)
             name, avatar = member.display_name, member.display_avatar.url
-        except discord.NotFound:
+        except discord.HTTPException:
             try:
                 user = await self.bot.fetch_user(user_id)
                 name, avatar = user.display_name, user.display_avatar.url
-            except discord.NotFound:
-                pass
+            except discord.HTTPException:
+                pass  # the post still goes out, under a generic name
         self._names[key] = (now + NAME_TTL, name, avatar)
         if len(self._names) > 1000:
             self._names = {k: v for k, v in self._names.items() if v[0] > now}
