@@ -76,19 +76,75 @@ class RoundResult:
 RollClasses = Callable[[int, str], list[tuple[int, int]]]
 
 
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    """A duellist as a ruleset sees them at the start: a display name and the ruleset's sheet
+    (rule 2.14: {"str", "agi"}; other rulesets their own fields)."""
+
+    name: str
+    sheet: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SheetField:
+    """One field of a duellist sheet, for validation, slash command help and docs."""
+
+    name: str
+    kind: str  # "int", "str", "choice", "list"
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+    default: Any = None
+
+
 class Ruleset(ABC):
-    """What every duel system implements. Subclasses are stateless and pure."""
+    """What every duel system implements. Subclasses are stateless and pure.
+
+    The service layer drives any ruleset through this interface alone: it builds the
+    initial state from two sheets, stores ``state.to_dict()`` as JSON, asks for each side's
+    legal choices (DM buttons), parses free text, and resolves a round with the round's
+    fair dice. A ruleset whose round has several phases keeps the phase in its state.
+    """
 
     id: str
     title: str
+    sheet_fields: tuple[SheetField, ...] = ()
 
     @abstractmethod
-    def moves(self) -> tuple[MoveSpec, ...]:
-        """Every legal choice of a round."""
+    def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
+        """The legal choices (for buttons). ``state``/``side`` narrow them when the ruleset
+        depends on the duel's state; without them, every choice of a round."""
 
     @abstractmethod
-    def parse_choice(self, text: str) -> str:
+    def parse_choice(self, text: str, state: Any = None, side: Side | None = None) -> str:
         """Canonical choice id for free text; raises InvalidChoice listing what is allowed."""
+
+    def choice_label(self, choice: str | None) -> str:
+        """How a canonical choice is shown to people."""
+        if choice is None:
+            return "no move"
+        for move in self.moves():
+            if move.id == choice:
+                return move.label
+        return choice
+
+    @abstractmethod
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> dict[str, Any]:
+        """A clean copy of a duellist sheet; raises InvalidStats naming the bad field."""
+
+    @abstractmethod
+    def initial_state(self, a: Fighter, b: Fighter, params: Mapping[str, Any]) -> Any:
+        """The duel's state before round 1 (``params``: per-duel settings, may be empty)."""
+
+    @abstractmethod
+    def state_from_dict(self, data: Mapping[str, Any]) -> Any:
+        """Inverse of ``state.to_dict()``."""
+
+    @abstractmethod
+    def make_options(self, settings: Mapping[str, Any]) -> Any:
+        """The ruleset's adjudication options from the server's settings (unknown keys
+        ignored)."""
 
     @abstractmethod
     def resolve(

@@ -11,10 +11,12 @@ from typing import Any, Literal
 
 from bot.rules.base import (
     SIDES,
+    Fighter,
     LogEvent,
     MoveSpec,
     RoundResult,
     Ruleset,
+    SheetField,
     Side,
     other_side,
     register,
@@ -202,11 +204,39 @@ class Rule214(Ruleset):
     id = RULESET_ID
     title = "Rule 2.14 Duelling"
 
-    def moves(self) -> tuple[MoveSpec, ...]:
+    sheet_fields = (
+        SheetField("str", "int", "Strength (STR)", STAT_MIN, STAT_MAX),
+        SheetField("agi", "int", "Agility (AGI)", STAT_MIN, STAT_MAX),
+    )
+
+    def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
         return MOVES
 
-    def parse_choice(self, text: str) -> str:
+    def parse_choice(self, text: str, state: Any = None, side: Side | None = None) -> str:
         return parse_move(text)
+
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "str": check_stat("STR", sheet.get("str")),
+            "agi": check_stat("AGI", sheet.get("agi")),
+        }
+
+    def initial_state(self, a: Fighter, b: Fighter, params: Mapping[str, Any]) -> DuelState:
+        def duellist(f: Fighter) -> Duellist:
+            sheet = self.validate_sheet(f.sheet)
+            return Duellist(f.name, sheet["str"], sheet["agi"])
+
+        return DuelState(a=duellist(a), b=duellist(b), locked=bool(params.get("locked", False)))
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> DuelState:
+        return DuelState.from_dict(data)
+
+    def make_options(self, settings: Mapping[str, Any]) -> Options:
+        policy = settings.get("missing_move", "none")
+        return Options(
+            missing_move="forfeit" if policy == "forfeit" else "none",
+            locked_blocks_retreat=bool(settings.get("locked_blocks_retreat", False)),
+        )
 
     def roll_classes(self, sides: int, purpose: str) -> list[tuple[int, int]]:
         # Every DICEX here only asks "greater than 1?": face 1 fails, faces 2..X succeed.
