@@ -26,6 +26,7 @@ from .models import (
     RecordedRequest,
 )
 from .options import Attachment
+from .ratelimits import RateLimitHit, RateLimits
 from .runner import patch_discord, run_bot
 from .server import FakeDiscord, Fault
 
@@ -53,6 +54,8 @@ __all__ = [
     "InteractionHandle",
     "InteractionRecord",
     "InteractionReply",
+    "RateLimitHit",
+    "RateLimits",
     "RecordedFile",
     "RecordedRequest",
     "patch_discord",

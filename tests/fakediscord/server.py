@@ -69,6 +69,7 @@ from .models import (
     iso_now,
 )
 from .options import Attachment, build_command_data, find_command, validate_command
+from .ratelimits import RateLimiter, RateLimitHit, RateLimits
 
 log = logging.getLogger("fakediscord")
 
@@ -150,6 +151,7 @@ class FakeDiscord:
         interaction_deadline: float | None = 3.0,
         echo_bot_messages: bool = True,
         allowed_intents: int = (1 << 26) - 1,
+        rate_limits: RateLimits | None = None,
     ) -> None:
         self.snowflake = SnowflakeFactory()
         self.token = token
@@ -187,6 +189,10 @@ class FakeDiscord:
         self.errors: list[str] = []
         self.blocked_dm_users: set[int] = set()
         self.faults: list[Fault] = []
+        #: Opt-in enforcement of Discord's rate limits (see ratelimits.py); None: off.
+        self.ratelimiter: RateLimiter | None = None
+        if rate_limits is not None:
+            self.enforce_rate_limits(rate_limits)
 
         self.gateway = GatewayServer(self)
         self._routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
@@ -636,6 +642,17 @@ class FakeDiscord:
         )
         self.faults.append(fault)
         return fault
+
+    def enforce_rate_limits(self, limits: RateLimits | None = None) -> RateLimiter:
+        """Answer requests over Discord's global and per-route limits with 429 (see
+        ratelimits.py); ``fake.rate_limited`` lists the 429s sent."""
+        self.ratelimiter = RateLimiter(limits or RateLimits(), self.application_id)
+        return self.ratelimiter
+
+    @property
+    def rate_limited(self) -> list[RateLimitHit]:
+        """The 429s sent by rate-limit enforcement (not by ``rate_limit_next``)."""
+        return [] if self.ratelimiter is None else self.ratelimiter.hits
 
     def clear_faults(self) -> None:
         self.faults.clear()
@@ -1094,6 +1111,15 @@ class FakeDiscord:
         )
         if (needs_auth and auth is None) or (auth is not None and auth != f"Bot {self.token}"):
             return 401, {"message": "401: Unauthorized", "code": 0}
+        if self.ratelimiter is not None:
+            verdict = self.ratelimiter.check(
+                rec.method, rec.path, template, params, authorized=auth is not None
+            )
+            if isinstance(verdict, tuple):
+                status, body, headers = verdict
+                extra.update(headers)
+                return status, body
+            extra.update(verdict)
         ctx = Ctx(rec.method, rec.path, params, request.query, rec.json, rec.files, request.headers)
         try:
             out = await fn(ctx)
