@@ -1,7 +1,15 @@
 """Pure rules engine: no Discord, no database, no I/O. Importing it registers the rulesets."""
 
-from bot.rules import rule_2_14
+from bot.rules import by_this_axe, rule_2_14
 from bot.rules.base import RoundResult, Ruleset, get_ruleset, ruleset_ids
 from bot.rules.errors import RulesError
 
-__all__ = ["RoundResult", "RulesError", "Ruleset", "get_ruleset", "rule_2_14", "ruleset_ids"]
+__all__ = [
+    "RoundResult",
+    "RulesError",
+    "Ruleset",
+    "by_this_axe",
+    "get_ruleset",
+    "rule_2_14",
+    "ruleset_ids",
+]
