@@ -27,6 +27,7 @@ import re
 import secrets
 import socket
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, Literal
@@ -34,7 +35,7 @@ from typing import Any, Literal
 import discord
 from discord.ext import commands
 
-from bot.discord import health
+from bot.discord import health, pacing
 from bot.discord.client import ALLOWED_MENTIONS, services_of, settings_of, wake_outbox
 from bot.discord.intake_buttons import MoveButton
 from bot.discord.posts import UnknownPostKind, marker_ids, render_post, thread_name
@@ -47,8 +48,10 @@ log = logging.getLogger(__name__)
 
 WEBHOOK_NAME = "duelbot"
 BATCH = 5
+PARALLEL = 4  # posts to different targets delivered at once (one target: in order)
 POST_TIMEOUT = 60.0  # seconds for one post, discord.py's own 429/5xx retries included
 LEASE = timedelta(seconds=BATCH * POST_TIMEOUT + 60)
+DM_CHANNELS_KEPT = 20_000  # user id -> DM channel id, to skip POST /users/@me/channels
 ERROR_PAUSE = 2.0  # after a loop error (e.g. the database is down)
 HISTORY_LIMIT = 50
 NAME_TTL = 300.0  # seconds a commander's display name and avatar are reused
@@ -128,6 +131,8 @@ class Workers(commands.Cog):
         self._hooks: dict[int, discord.Webhook] = {}
         self._no_webhook: dict[int, float] = {}
         self._names: dict[tuple[int, int], tuple[float, str, str | None]] = {}
+        self._dm_channels: OrderedDict[int, int] = OrderedDict()
+        self.pacer = pacing.install(bot)
         self._connected = False
         self.outbox_wakeup: asyncio.Event = getattr(bot, "outbox_wakeup", asyncio.Event())
         self.scheduler_wakeup: asyncio.Event = getattr(bot, "scheduler_wakeup", asyncio.Event())
@@ -192,6 +197,7 @@ class Workers(commands.Cog):
             return ERROR_PAUSE
 
     async def _outbox_loop(self) -> None:
+        pacing.BULK.set(True)  # this task's REST requests yield to interactive ones
         await self.bot.wait_until_ready()
         while not self.bot.is_closed():
             self.outbox_wakeup.clear()
@@ -243,12 +249,25 @@ class Workers(commands.Cog):
     async def drain_once(self) -> float:
         """Claim and post one batch; returns how long to sleep (0: more may be waiting)."""
         posts = await self.services.outbox.claim(self.worker_id, limit=BATCH, lease=LEASE)
-        for index, post in enumerate(posts):
-            try:
-                await self.deliver(post)
-            except asyncio.CancelledError:
-                await self._release(posts[index:])
-                raise
+        # Posts to one target (a channel, a user) go out in order; different targets at once,
+        # so a batch costs about its slowest target rather than the sum of its round trips.
+        groups: dict[tuple[str, int], list[OutboxItem]] = {}
+        for post in posts:
+            groups.setdefault((post.target, post.target_id), []).append(post)
+        done: set[int] = set()
+        gate = asyncio.Semaphore(PARALLEL)
+
+        async def run(group: list[OutboxItem]) -> None:
+            async with gate:
+                for post in group:
+                    await self.deliver(post)
+                    done.add(post.id)
+
+        try:
+            await asyncio.gather(*(run(group) for group in groups.values()))
+        except asyncio.CancelledError:
+            await self._release([p for p in posts if p.id not in done])
+            raise
         return 0.0 if len(posts) == BATCH else self.settings.workers.outbox_poll_seconds
 
     async def _release(self, posts: list[OutboxItem]) -> None:
@@ -357,7 +376,7 @@ class Workers(commands.Cog):
 
     async def _post_dm(self, post: OutboxItem) -> int | None:
         await self._still_relevant(post)
-        channel = await self.bot.create_dm(discord.Object(id=post.target_id))
+        channel = await self._dm_channel(post.target_id)
         if post.attempts > 1:
             found = await self._already_posted(channel, post)
             if found is not None:
@@ -375,6 +394,19 @@ class Workers(commands.Cog):
             nonce=nonce(post),
         )
         return int(message.id)
+
+    async def _dm_channel(self, user_id: int) -> discord.abc.Messageable:
+        """The DM channel with a user. Its id never changes, so it is remembered: a later DM
+        costs one request instead of two (discord.py keeps only 128 DM channels)."""
+        channel_id = self._dm_channels.get(user_id)
+        if channel_id is not None:
+            self._dm_channels.move_to_end(user_id)
+            return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+        channel = await self.bot.create_dm(discord.Object(id=user_id))
+        self._dm_channels[user_id] = channel.id
+        if len(self._dm_channels) > DM_CHANNELS_KEPT:
+            self._dm_channels.popitem(last=False)
+        return channel
 
     # -- channel posts --------------------------------------------------------------------
 
