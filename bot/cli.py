@@ -124,11 +124,22 @@ def read_json(source: str) -> Any:
     except UnicodeDecodeError:
         raise InputError(f"{source} is not UTF-8 text") from None
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise InputError(f"{where} is not usable JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{where} is not usable JSON: nested too deeply") from None
+    try:  # a lone surrogate escape (\ud800) is not text and cannot be printed
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"{where} holds a lone surrogate (\\udXXX escape), not text") from None
+    except RecursionError:  # pragma: no cover - json.loads refuses deeper input first
+        raise InputError(f"{where} is not usable JSON: nested too deeply") from None
+    return data
 
 
 def _object(value: Any, field: str, allowed: Sequence[str]) -> Mapping[str, Any]:
@@ -619,6 +630,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(message: str) -> str:
+    """Keys and values quoted from the input may hold line breaks: keep the error one line."""
+    return " ".join(message.split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -629,9 +645,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except (InputError, NotAvailable) as exc:
-        print(f"{command}: error: {exc}", file=sys.stderr)
+        print(f"{command}: error: {_one_line(str(exc))}", file=sys.stderr)
     except RulesError as exc:
-        print(f"{command}: error: {exc.message}", file=sys.stderr)
+        print(f"{command}: error: {_one_line(exc.message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 

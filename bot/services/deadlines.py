@@ -34,10 +34,15 @@ def parse_deadline(text: str, now: datetime) -> datetime:
     raw = " ".join(str(text).split())
     if not raw:
         raise InvalidInput(f"The deadline is empty. {_HELP}")
-    if _RELATIVE.match(raw.lower()):
-        when = now + parse_duration(raw)
-    else:
-        when = _parse_absolute(raw)
+    try:
+        if _RELATIVE.match(raw.lower()):
+            when = now + parse_duration(raw)
+        else:
+            when = _parse_absolute(raw)
+    except OverflowError:  # beyond datetime's years 1..9999, e.g. "99999w" repeated
+        raise InvalidInput(
+            f"{shorten(raw)!r} is out of range: a deadline lies 1 minute to 60 days ahead."
+        ) from None
     if when - now < MIN_DEADLINE:
         raise InvalidInput(
             f"The deadline {when:%Y-%m-%d %H:%M} UTC is not in the future "
