@@ -1,6 +1,6 @@
 """Pure rules engine: no Discord, no database, no I/O. Importing it registers the rulesets."""
 
-from bot.rules import by_this_axe, rule_2_14
+from bot.rules import by_this_axe, foeq, rule_2_14
 from bot.rules.base import RoundResult, Ruleset, get_ruleset, ruleset_ids
 from bot.rules.errors import RulesError
 
@@ -9,6 +9,7 @@ __all__ = [
     "RulesError",
     "Ruleset",
     "by_this_axe",
+    "foeq",
     "get_ruleset",
     "rule_2_14",
     "ruleset_ids",
