@@ -14,6 +14,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, NoReturn
 
 from bot.report import (
@@ -23,6 +24,7 @@ from bot.report import (
     render_round_bbcode,
     render_round_markdown,
 )
+from bot.rules import by_this_axe
 from bot.rules.base import RoundResult, Side
 from bot.rules.dice import FairDice, commitment, new_seed, parse_seed
 from bot.rules.errors import RulesError
@@ -277,7 +279,36 @@ def parse_round_input(data: Any, *, field: str = "", extra: Sequence[str] = ()) 
 # -- odds -------------------------------------------------------------------------------
 
 
+RULE_2_14_ODDS_FLAGS = ("a_str", "a_agi", "b_str", "b_agi")
+AXE_ODDS_FLAGS = (
+    "a_character", "a_armor", "a_wounds", "a_taken", "a_allot",
+    "b_character", "b_armor", "b_wounds", "b_taken", "b_allot",
+    "round", "allot_all", "trick_takes",
+)  # fmt: skip
+AXE_REQUIRED = ("a_character", "a_allot", "b_character", "b_allot")
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _reject_flags(args: argparse.Namespace, dests: Sequence[str], ruleset: str) -> None:
+    given = [_flag(d) for d in dests if getattr(args, d) not in (None, False)]
+    if given:
+        raise InputError(f"{', '.join(given)} cannot be used with --ruleset {ruleset}")
+
+
+def _require_flags(args: argparse.Namespace, dests: Sequence[str]) -> None:
+    missing = [_flag(d) for d in dests if getattr(args, d) is None]
+    if missing:
+        raise InputError(f"the following arguments are required: {', '.join(missing)}")
+
+
 def cmd_odds(args: argparse.Namespace) -> int:
+    if args.ruleset == by_this_axe.RULESET_ID:
+        return cmd_odds_by_this_axe(args)
+    _reject_flags(args, AXE_ODDS_FLAGS, RULESET_ID)
+    _require_flags(args, RULE_2_14_ODDS_FLAGS)
     a = Duellist(args.a_name, args.a_str, args.a_agi)
     b = Duellist(args.b_name, args.b_str, args.b_agi)
     options = Options(locked_blocks_retreat=args.locked_blocks_retreat)
@@ -299,6 +330,127 @@ def cmd_odds(args: argparse.Namespace) -> int:
             end="",
         )
     return EXIT_OK
+
+
+def _axe_sheet(args: argparse.Namespace, side: str) -> dict[str, Any]:
+    sheet: dict[str, Any] = {"character": getattr(args, f"{side}_character")}
+    for key, dest in (("armor_save", "armor"), ("wounds", "wounds")):
+        value = getattr(args, f"{side}_{dest}")
+        if value is not None:
+            sheet[key] = value
+    try:
+        return by_this_axe.clean_sheet(sheet)
+    except RulesError as exc:
+        message = exc.message
+        for key, flag in (("armor_save", "armor"), ("wounds", "wounds"), ("character", "")):
+            if message.startswith(key):
+                message = f"--{side}-{flag or key}" + message[len(key) :]
+        raise InputError(message) from None
+
+
+def _axe_state(args: argparse.Namespace) -> by_this_axe.DuelState:
+    sheets = {side: _axe_sheet(args, side) for side in ("a", "b")}
+    fighters = {}
+    for side in ("a", "b"):
+        taken = getattr(args, f"{side}_taken") or 0
+        if taken < 0:
+            raise InputError(f"--{side}-taken must be at least 0, not {taken}")
+        clean = sheets[side]
+        fighters[side] = by_this_axe.Combatant(
+            getattr(args, f"{side}_name"),
+            clean["character"],
+            clean["armor_save"],
+            clean["wounds"],
+            wounds_taken=taken,
+        )
+        if fighters[side].defeated:
+            raise InputError(
+                f"--{side}-taken {taken} already defeats a character with "
+                f"{clean['wounds']} wound(s); no round is left to play"
+            )
+    round_no = 1 if args.round is None else args.round
+    if round_no < 1:
+        raise InputError(f"--round must be at least 1, not {round_no}")
+    return by_this_axe.DuelState(
+        a=fighters["a"],
+        b=fighters["b"],
+        round_no=round_no,
+        allot_all=bool(args.allot_all),
+        trick_takes="attack_first" if args.trick_takes == "attack_first" else "parry_first",
+    )
+
+
+def _fractions(dist: Mapping[Any, Fraction]) -> dict[str, str]:
+    return {str(k): str(p) for k, p in dist.items() if p != 0}
+
+
+def cmd_odds_by_this_axe(args: argparse.Namespace) -> int:
+    _reject_flags(
+        args, (*RULE_2_14_ODDS_FLAGS, "locked", "locked_blocks_retreat"), by_this_axe.RULESET_ID
+    )
+    _require_flags(args, AXE_REQUIRED)
+    state = _axe_state(args)
+    choices: dict[Side, str] = {}
+    sides: tuple[Side, Side] = ("a", "b")
+    for side in sides:
+        try:
+            choices[side] = by_this_axe.BY_THIS_AXE.parse_choice(
+                getattr(args, f"{side}_allot"), state, side
+            )
+        except RulesError as exc:
+            raise InputError(f"--{side}-allot: {exc.message}") from None
+    odds = by_this_axe.round_odds(state, choices["a"], choices["b"])
+    if args.json:
+        data = {
+            "ruleset": by_this_axe.RULESET_ID,
+            "a": state.a.to_dict(),
+            "b": state.b.to_dict(),
+            "round": state.round_no,
+            "a_allot": odds.a_allot,
+            "b_allot": odds.b_allot,
+            "unsaved_hits": {"on_a": _fractions(odds.on_a), "on_b": _fractions(odds.on_b)},
+            "outcomes": _fractions(odds.outcomes),
+        }
+        print(json.dumps(data, indent=2))
+    else:
+        print(render_axe_odds_text(state, odds), end="")
+    return EXIT_OK
+
+
+def render_axe_odds_text(state: by_this_axe.DuelState, odds: by_this_axe.RoundOdds) -> str:
+    """A plain-text report of one By This Axe round's exact odds."""
+    ruleset = by_this_axe.BY_THIS_AXE
+
+    def who(side: str, c: by_this_axe.Combatant, allot: str) -> str:
+        name = side.upper() if c.name in ("", side.upper()) else f"{side.upper()} = {c.name}"
+        save = "no save" if c.armor_save == 0 else f"saves on {c.armor_save}+"
+        taken = f", {c.wounds_taken} taken" if c.wounds_taken else ""
+        return (
+            f"{name}: {c.character.replace('_', ' ')} (pool {c.pool}, {save}, "
+            f"{c.wounds} wound(s){taken}) allots {ruleset.choice_label(allot)}"
+        )
+
+    def table(title: str, dist: Mapping[Any, Fraction]) -> list[str]:
+        rows = [(str(k), str(p)) for k, p in dist.items() if p != 0]
+        width = max(len(title), *(len(k) for k, _ in rows))
+        return [title.ljust(width) + "  probability"] + [
+            f"{k.ljust(width)}  {p}" for k, p in rows
+        ]
+
+    lines = [
+        f"By This Axe, round {state.round_no}: exact odds",
+        who("a", state.a, odds.a_allot),
+        who("b", state.b, odds.b_allot),
+        "",
+        *table("unsaved hits on A", odds.on_a),
+        "",
+        *table("unsaved hits on B", odds.on_b),
+        "",
+        *table("outcome of the round", odds.outcomes),
+        "",
+        "Each table sums to exactly 1; armor saves ignore the Heroic +1.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 # -- adjudicate -------------------------------------------------------------------------
@@ -555,21 +707,74 @@ def build_parser() -> argparse.ArgumentParser:
 
     odds = sub.add_parser(
         "odds",
-        help="exact odds of every outcome for all 25 move pairs",
-        description="Exact probabilities (fractions) of every outcome for all 25 move pairs, "
-        "by enumeration of every die face. STR/AGI are any integers.",
+        help="exact odds: rule 2.14's 25 move pairs, or one By This Axe round",
+        description="Exact probabilities (fractions), by enumeration of every die face.\n"
+        "rule-2.14 (the default): every outcome for all 25 move pairs; STR/AGI are any "
+        "integers.\nby-this-axe: the distribution of unsaved hits on each side and the "
+        "outcome of one round for two allotments.",
+        epilog="example: duelbot odds --ruleset by-this-axe --a-character hero --a-armor 5 "
+        "--a-allot a3p1t0 --b-character champion --b-allot 6/5/1 --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    odds.add_argument(
+        "--ruleset",
+        choices=(RULESET_ID, by_this_axe.RULESET_ID),
+        default=RULESET_ID,
+        help=f"default: {RULESET_ID}",
     )
     for flag in ("--a-str", "--a-agi", "--b-str", "--b-agi"):
-        odds.add_argument(flag, type=int, required=True, metavar="N")
+        odds.add_argument(flag, type=int, default=None, metavar="N", help="rule-2.14: required")
     odds.add_argument("--a-name", default="A", help="name of duellist A in the table")
     odds.add_argument("--b-name", default="B", help="name of duellist B in the table")
     odds.add_argument(
-        "--locked", action="store_true", help="the duellists start the round locked in combat"
+        "--locked",
+        action="store_true",
+        help="rule-2.14: the duellists start the round locked in combat",
     )
     odds.add_argument(
         "--locked-blocks-retreat",
         action="store_true",
-        help="option: a locked duellist's retreat fails",
+        help="rule-2.14 option: a locked duellist's retreat fails",
+    )
+    for side in ("a", "b"):
+        odds.add_argument(
+            f"--{side}-character",
+            metavar="TYPE",
+            help=f"by-this-axe: {side.upper()}'s type, one of "
+            f"{', '.join(by_this_axe.CHARACTERS)} (required)",
+        )
+        odds.add_argument(
+            f"--{side}-armor",
+            type=int,
+            metavar="N",
+            help="by-this-axe: the d6 result that saves (5 = 5-6; 0 or 7 = no save); "
+            "default by type",
+        )
+        odds.add_argument(
+            f"--{side}-wounds", type=int, metavar="N", help="by-this-axe: wounds to defeat (1)"
+        )
+        odds.add_argument(
+            f"--{side}-taken", type=int, metavar="N", help="by-this-axe: wounds already taken"
+        )
+        odds.add_argument(
+            f"--{side}-allot",
+            metavar="ALLOT",
+            help="by-this-axe: the allotment, e.g. a3p1t0, '3/1/0' or flee (required)",
+        )
+    odds.add_argument(
+        "--round", type=int, metavar="N", help="by-this-axe: the round (flee from round 2)"
+    )
+    odds.add_argument(
+        "--allot-all",
+        action="store_true",
+        help="by-this-axe duel setting: every die of the pool must be allotted",
+    )
+    odds.add_argument(
+        "--trick-takes",
+        choices=by_this_axe.TRICK_TAKES,
+        default=None,
+        help="by-this-axe duel setting: which dice a dirty trick takes first "
+        "(default parry_first)",
     )
     odds.add_argument("--json", action="store_true", help="machine-readable output")
     odds.set_defaults(func=cmd_odds)
