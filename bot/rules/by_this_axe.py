@@ -299,7 +299,10 @@ def _character(value: object) -> str:
     key = re.sub(r"[\s_\-]+", "_", _normalise(value)) if isinstance(value, str) else ""
     if key not in POOLS:
         allowed = ", ".join(f"{c} ({n} dice)" for c, n in POOLS.items())
-        raise InvalidStats(f"character must be one of {allowed}; not {_shown(value)}.")
+        given = "it is missing" if value is None else (
+            f"not {_shown(value)!r}" if isinstance(value, str) else f"not {_shown(value)}"
+        )
+        raise InvalidStats(f"character must be one of {allowed}; {given}.")
     return key
 
 
