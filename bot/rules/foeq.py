@@ -559,6 +559,8 @@ class FoeqState:
                 notes=tuple(notes),
                 consequences=tuple(str(c) for c in data.get("consequences", ())),
             )
+        except InvalidStats as exc:
+            raise InvalidRoundInput(f"Malformed FoEQ duel state: {exc.message}") from None
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise InvalidRoundInput(f"Malformed FoEQ duel state ({exc}).") from None
 
@@ -691,7 +693,7 @@ def parse_style_change(text: str) -> str:
     key = _key(text)
     if key in _KEEP_WORDS:
         return KEEP
-    key = re.sub(r"^(?:style|change|change_to|switch|switch_to)[_=:]*", "", key)
+    key = re.sub(r"^(?:change_to|change|switch_to|switch|style)[_=:]*", "", key)
     style = _STYLE_LOOKUP.get(key) or _STYLE_LOOKUP.get(key.replace("_", ""))
     if style is None:
         raise InvalidChoice(
