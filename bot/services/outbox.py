@@ -8,6 +8,8 @@ again, and the poster checks what was already posted before posting twice.
 
 from __future__ import annotations
 
+import os
+import socket
 from datetime import timedelta
 
 from sqlalchemy import or_, select
@@ -24,6 +26,33 @@ MAX_BACKOFF = timedelta(minutes=10)
 def backoff(attempts: int) -> timedelta:
     """2 s, 4 s, 8 s ... capped at 10 minutes."""
     return min(timedelta(seconds=2 ** max(1, attempts)), MAX_BACKOFF)
+
+
+_LIVE_WORKERS: set[str] = set()  # worker ids that have claimed in this process
+
+
+def claimed_by_dead_process(holder: str) -> bool:
+    """True when a claim's holder is a worker of this host whose process is gone.
+
+    Worker ids are ``<hostname[:40]>:<pid>:<random>`` (bot.discord.cogs.workers). The same
+    pid with another id is an earlier incarnation (a container restarted as pid 1); another
+    pid is dead when no such process exists. Anything else (other hosts, unparsable ids, a
+    pid that is alive or was reused) is left to its lease.
+    """
+    host, _, rest = holder.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname()[:40] or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return holder not in _LIVE_WORKERS
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _item(row: OutboxPost) -> OutboxItem:
@@ -45,9 +74,36 @@ class OutboxService:
     def __init__(self, db: Database) -> None:
         self._db = db
 
+    async def release_dead_claims(self) -> int:
+        """Hand back posts claimed by workers of this host that died (SIGKILL, OOM, a
+        crash): without this they wait out their lease (minutes) after a restart. Their
+        attempts count stays, so the poster looks for an earlier post before posting."""
+        now = utcnow()
+        released = 0
+        async with self._db.transaction() as session:
+            stmt = (
+                select(OutboxPost)
+                .where(
+                    OutboxPost.status == "pending",
+                    OutboxPost.claimed_until.is_not(None),
+                    OutboxPost.claimed_until >= now,
+                )
+                .with_for_update(skip_locked=True)
+            )
+            for row in (await session.execute(stmt)).scalars():
+                if row.claimed_by and claimed_by_dead_process(row.claimed_by):
+                    row.claimed_by = None
+                    row.claimed_until = None
+                    released += 1
+        return released
+
     async def claim(
         self, worker_id: str, *, limit: int = 10, lease: timedelta = timedelta(seconds=60)
     ) -> list[OutboxItem]:
+        if worker_id not in _LIVE_WORKERS:
+            # A worker's first claim (its process just started): free what dead ones held.
+            _LIVE_WORKERS.add(worker_id)
+            await self.release_dead_claims()
         now = utcnow()
         async with self._db.transaction() as session:
             stmt = (
