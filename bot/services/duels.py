@@ -9,6 +9,7 @@ duellist's move before its round is closed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -18,11 +19,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
-from bot.db.models import Duel, OutboxPost, Round, Submission, utcnow
-from bot.rules.base import get_ruleset
+from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, Submission, utcnow
+from bot.rules.base import Fighter, Ruleset, get_ruleset
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
-from bot.rules.rule_2_14 import LABELS, Duellist, DuelState, Options
+from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
 from bot.services.errors import (
     AmbiguousDuel,
     InvalidInput,
@@ -59,7 +60,14 @@ def duel_view(
 
     def side(s: str, user_id: int) -> DuellistView:
         d = state[s]
-        return DuellistView(s, user_id, d["name"], d["str"], d["agi"])
+        return DuellistView(
+            s,
+            user_id,
+            str(d.get("name") or f"Duellist {s.upper()}"),
+            int(d.get("str", 0)),
+            int(d.get("agi", 0)),
+            {k: v for k, v in d.items() if k != "name"},
+        )
 
     round_view = None
     if open_round is not None:
@@ -86,6 +94,33 @@ def duel_view(
         rounds_played=duel.rounds_played,
         created_at=duel.created_at,
         open_round=round_view,
+    )
+
+
+def _ruleset(ruleset_id: str) -> Ruleset:
+    try:
+        return get_ruleset(ruleset_id)
+    except RulesError as exc:
+        raise InvalidInput(exc.message) from None
+
+
+def profile_sheet(profile: DuellistProfile | None, ruleset_id: str) -> dict[str, Any] | None:
+    """A duellist's sheet for a ruleset: rule 2.14 uses the STR/AGI columns, every other
+    ruleset its entry in the profile's ``sheets``."""
+    if profile is None:
+        return None
+    if ruleset_id == RULE_2_14_ID:
+        return {"str": profile.strength, "agi": profile.agility}
+    sheet = (profile.sheets or {}).get(ruleset_id)
+    return dict(sheet) if isinstance(sheet, dict) else None
+
+
+def no_sheet_message(name: str, rules: Ruleset) -> str:
+    if rules.id == RULE_2_14_ID:
+        return no_stats_message(name)
+    return (
+        f"{clean_name(name)} has no {rules.title} sheet in this server yet: a commander sets "
+        f"it with `/sheet set member:<member> ruleset:{rules.id} fields:...`."
     )
 
 
@@ -227,26 +262,32 @@ class DuelService:
         a: MemberRef,
         b: MemberRef,
         thread_id: int | None = None,
+        ruleset: str | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> DuelView:
+        """Start a duel under ``ruleset`` (default: the configured one). ``params`` are the
+        ruleset's per-duel settings (see its docs); sheets come from the duellists' profiles."""
         if a.user_id == b.user_id:
             raise InvalidInput("A duel needs two different members: nobody can duel themselves.")
+        rules = _ruleset(ruleset or self._defaults.ruleset)
         async with self._db.transaction() as session:
-            profiles = {}
+            fighters = {}
             for side, member in (("a", a), ("b", b)):
                 profile = await queries.profile(session, guild_id, member.user_id)
-                if profile is None:
-                    raise NotFound(no_stats_message(member.name))
-                profiles[side] = profile
+                sheet = profile_sheet(profile, rules.id)
+                if sheet is None:
+                    raise NotFound(no_sheet_message(member.name, rules))
+                fighters[side] = Fighter(clean_name(member.name), sheet)
             settings = await load_settings_row(session, guild_id, self._defaults)
-            state = DuelState(
-                a=Duellist(clean_name(a.name), profiles["a"].strength, profiles["a"].agility),
-                b=Duellist(clean_name(b.name), profiles["b"].strength, profiles["b"].agility),
-            )
+            try:
+                state = rules.initial_state(fighters["a"], fighters["b"], dict(params or {}))
+            except RulesError as exc:
+                raise InvalidInput(exc.message) from None
             duel = Duel(
                 guild_id=guild_id,
                 channel_id=channel_id,
                 thread_id=thread_id,
-                ruleset=self._defaults.ruleset,
+                ruleset=rules.id,
                 a_user_id=a.user_id,
                 b_user_id=b.user_id,
                 state=state.to_dict(),
@@ -275,8 +316,8 @@ class DuelService:
                 payload={
                     "duel_id": duel.id,
                     "ruleset": duel.ruleset,
-                    "a": {"user_id": a.user_id, **state.a.to_dict()},
-                    "b": {"user_id": b.user_id, **state.b.to_dict()},
+                    "a": {"user_id": a.user_id, **state.to_dict()["a"]},
+                    "b": {"user_id": b.user_id, **state.to_dict()["b"]},
                     "started_by": actor_id,
                     "make_thread": self._defaults.thread_per_duel and thread_id is None,
                 },
@@ -321,6 +362,8 @@ class DuelService:
                     f"`/round close duel:{duel.id}` before opening another."
                 )
             number = await queries.last_round_number(session, duel.id) + 1
+            rules = _ruleset(duel.ruleset)
+            state = rules.state_from_dict(duel.state)
             seed = new_seed()
             rnd = Round(
                 duel_id=duel.id,
@@ -369,7 +412,15 @@ class DuelService:
                     target="user",
                     target_id=me.user_id,
                     on_behalf_of=actor_id,
-                    payload={**base, "side": side, "channel_id": view.post_channel_id},
+                    payload={
+                        **base,
+                        "side": side,
+                        "channel_id": view.post_channel_id,
+                        "moves": [
+                            {"id": m.id, "label": m.label}
+                            for m in rules.moves(state, side)
+                        ],
+                    },
                 )
             queries.audit(
                 session,
@@ -401,9 +452,11 @@ class DuelService:
             side = "a" if duel.a_user_id == user_id else "b" if duel.b_user_id == user_id else None
             if side is None:
                 raise NotAllowed(f"You are not a duellist in duel #{duel.id}.")
-            ruleset = get_ruleset(duel.ruleset)
+            ruleset = _ruleset(duel.ruleset)
             try:
-                move_id = ruleset.parse_choice(move)
+                move_id = ruleset.parse_choice(
+                    move, ruleset.state_from_dict(duel.state), side  # type: ignore[arg-type]
+                )
             except RulesError as exc:
                 raise InvalidInput(exc.message) from None
             rnd = await queries.open_round(session, duel.id, lock=True)
@@ -431,7 +484,7 @@ class DuelService:
                 settings = await load_settings_row(session, duel.guild_id, self._defaults)
                 if not settings.change_of_choice:
                     raise MoveAlreadyLocked(
-                        f"You already locked in {LABELS.get(current.move, current.move)} for "
+                        f"You already locked in {ruleset.choice_label(current.move)} for "
                         f"round {rnd.number} of duel #{duel.id}, and this server does not allow "
                         "changing a move before the round closes.",
                         current.move,
@@ -462,7 +515,7 @@ class DuelService:
                 round_no=rnd.number,
                 side=side,
                 move=move_id,
-                move_label=LABELS.get(move_id, move_id),
+                move_label=ruleset.choice_label(move_id),
                 changed_from=changed_from,
                 deadline=rnd.deadline,
                 opponent_name=duel.state[other]["name"],
@@ -507,26 +560,24 @@ class DuelService:
     ) -> RoundClosed:
         submissions = await queries.current_submissions(session, rnd.id)
         settings = await load_settings_row(session, duel.guild_id, self._defaults)
-        options = Options(
-            missing_move="forfeit" if settings.missing_move == "forfeit" else "none",
-            locked_blocks_retreat=settings.locked_blocks_retreat,
-        )
-        ruleset = get_ruleset(duel.ruleset)
+        used = {
+            "missing_move": settings.missing_move,
+            "locked_blocks_retreat": settings.locked_blocks_retreat,
+        }
+        ruleset = _ruleset(duel.ruleset)
         choices: dict[str, str | None] = {
             s: (submissions[s].move if s in submissions else None) for s in ("a", "b")
         }
         result = ruleset.resolve(
-            DuelState.from_dict(duel.state),
+            ruleset.state_from_dict(duel.state),
             choices,  # type: ignore[arg-type]
             FairDice(rnd.seed, duel.id, rnd.number),
-            options,
+            ruleset.make_options(used),
         )
         now = utcnow()
         stored = result.to_dict()
-        stored["options"] = {
-            "missing_move": options.missing_move,
-            "locked_blocks_retreat": options.locked_blocks_retreat,
-        }
+        stored["options"] = used
+        stored["labels"] = {s: ruleset.choice_label(choices[s]) for s in ("a", "b")}
         stored["via"] = {s: submissions[s].via for s in submissions}
         rnd.status = "closed"
         rnd.closed_by = actor_id
@@ -557,8 +608,8 @@ class DuelService:
             payload={
                 "duel_id": duel.id,
                 "round_no": rnd.number,
-                "a": {"user_id": duel.a_user_id, **result.state.a.to_dict()},
-                "b": {"user_id": duel.b_user_id, **result.state.b.to_dict()},
+                "a": {"user_id": duel.a_user_id, **stored["state"]["a"]},
+                "b": {"user_id": duel.b_user_id, **stored["state"]["b"]},
                 "result": stored,
                 "winner_name": view.winner_name,
                 "seed": rnd.seed,
@@ -661,10 +712,10 @@ class DuelService:
             rnd.status = "undone"
             rnd.undone_by = actor_id
             rnd.undone_at = now
-            before = DuelState.from_dict(rnd.state_before)
-            duel.state = dict(rnd.state_before)
-            duel.locked = before.locked
-            duel.winner = before.winner
+            before = rnd.state_before
+            duel.state = dict(before)
+            duel.locked = bool(before.get("locked", False))
+            duel.winner = before.get("winner") if before.get("winner") in ("a", "b") else None
             duel.status = "live"
             duel.ended_at = None
             duel.end_reason = None

@@ -40,8 +40,10 @@ class DuellistView:
     side: str
     user_id: int
     name: str
-    strength: int
-    agility: int
+    strength: int  # rule 2.14 STR (0 for rulesets without it)
+    agility: int  # rule 2.14 AGI (0 for rulesets without it)
+    # The ruleset's own view of this duellist (its state's "a"/"b" object, name left out).
+    sheet: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

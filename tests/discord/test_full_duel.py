@@ -36,7 +36,7 @@ async def setup_duel(w: World) -> int:
     reply = await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id)
     assert reply.ephemeral and "Duel #" in reply.content
     duel_id = int(reply.content.split("Duel #")[1].split()[0])
-    await w.fake.wait_for_messages(w.channel_id, 1, timeout=5)
+    await w.fake.wait_for_messages(w.channel_id, 1, timeout=15)
     return duel_id
 
 
@@ -54,14 +54,14 @@ async def test_whole_duel_end_to_end(
 
         reply = await w.slash(w.commander, "round", "open", duel=duel_id, deadline="36h")
         assert "Round 1" in reply.content and reply.ephemeral
-        dms_ann = await fake.wait_for_dms(w.ann.id, 1, timeout=5)
-        dms_bob = await fake.wait_for_dms(w.bob.id, 1, timeout=5)
+        dms_ann = await fake.wait_for_dms(w.ann.id, 1, timeout=15)
+        dms_bob = await fake.wait_for_dms(w.bob.id, 1, timeout=15)
         prompt = dms_ann[-1]
         ids = prompt.custom_ids()
         assert {f"duelbot:move:{duel_id}:1:{m}" for m in MOVE_IDS} == set(ids)
         assert "<t:" in all_text(prompt) and ":R>" in all_text(prompt)
         assert dms_bob[-1].custom_ids()
-        open_posts = await fake.wait_for_messages(w.channel_id, 2, timeout=5)
+        open_posts = await fake.wait_for_messages(w.channel_id, 2, timeout=15)
         rnd = await w.services.duels.round_status(duel_id)
         assert rnd.duel.open_round is not None
         assert rnd.duel.open_round.commitment in all_text(open_posts[-1])
@@ -72,7 +72,7 @@ async def test_whole_duel_end_to_end(
         receipt = await handle.reply()
         assert "Evade" in receipt.content and f"duel #{duel_id}" in receipt.content
         await fake.send_dm(w.bob.id, "FFS")
-        bob_dms = await fake.wait_for_dms(w.bob.id, 2, timeout=5)
+        bob_dms = await fake.wait_for_dms(w.bob.id, 2, timeout=15)
         assert "Full Frontal Strike" in bob_dms[-1].content
 
         status = await w.slash(w.commander, "round", "status", duel=duel_id)
@@ -94,7 +94,7 @@ async def test_whole_duel_end_to_end(
 
         closed = await w.slash(w.commander, "round", "close", duel=duel_id)
         assert "closed" in closed.content
-        posts = await fake.wait_for_messages(w.channel_id, 3, timeout=5)
+        posts = await fake.wait_for_messages(w.channel_id, 3, timeout=15)
         result_post = all_text(posts[-1])
         assert "Evade" in result_post and "Full Frontal Strike" in result_post
         history = await w.services.duels.history(duel_id)
@@ -118,17 +118,17 @@ async def test_variant_off_refuses_change_and_on_allows_it(
     async with running_world(fake, database) as w:
         duel_id = await setup_duel(w)
         await w.slash(w.commander, "round", "open", duel=duel_id)
-        await fake.wait_for_dms(w.ann.id, 1, timeout=5)
+        await fake.wait_for_dms(w.ann.id, 1, timeout=15)
         await fake.send_dm(w.ann.id, "evade")
-        await fake.wait_for_dms(w.ann.id, 2, timeout=5)
+        await fake.wait_for_dms(w.ann.id, 2, timeout=15)
         await fake.send_dm(w.ann.id, "side swipe")
-        dms = await fake.wait_for_dms(w.ann.id, 3, timeout=5)
+        dms = await fake.wait_for_dms(w.ann.id, 3, timeout=15)
         assert "already locked in Evade" in dms[-1].content
 
         reply = await w.slash(w.commander, "config", "change-of-choice", enabled=True)
         assert "now on" in reply.content
         await fake.send_dm(w.ann.id, "side swipe")
-        dms = await fake.wait_for_dms(w.ann.id, 4, timeout=5)
+        dms = await fake.wait_for_dms(w.ann.id, 4, timeout=15)
         assert "changed from **Evade** to **Side Swipe**" in dms[-1].content
 
         # /move in the server works too, ephemerally, and changes the move again.
@@ -166,7 +166,7 @@ async def test_refusals_change_nothing(fake_discord: FakeDiscord, database: Data
         reply = await w.slash(w.outsider, "move", duel=duel_id, move="evade")
         assert "not a duellist" in reply.content
         await fake.send_dm(w.ann.id, "dance")
-        dms = await fake.wait_for_dms(w.ann.id, 2, timeout=5)
+        dms = await fake.wait_for_dms(w.ann.id, 2, timeout=15)
         assert "not a move" in dms[-1].content and "evade" in dms[-1].content
         status = await w.services.duels.round_status(duel_id)
         assert status.submitted == {"a": False, "b": False}
@@ -191,10 +191,10 @@ async def test_result_still_posted_where_webhooks_do_not_exist(
     async with running_world(fake, database) as w:
         duel_id = await setup_duel(w)
         await w.slash(w.commander, "round", "open", duel=duel_id)
-        await fake.wait_for_dms(w.ann.id, 1, timeout=5)
+        await fake.wait_for_dms(w.ann.id, 1, timeout=15)
         await fake.send_dm(w.ann.id, "retreat")
-        await fake.wait_for_dms(w.ann.id, 2, timeout=5)
+        await fake.wait_for_dms(w.ann.id, 2, timeout=15)
         await w.slash(w.commander, "round", "close", duel=duel_id)
-        posts = await fake.wait_for_messages(w.channel_id, 3, timeout=5)
+        posts = await fake.wait_for_messages(w.channel_id, 3, timeout=15)
         assert "Retreat" in all_text(posts[-1])
         assert posts[-1].webhook_id is None and "on behalf of" in all_text(posts[-1]).lower()

@@ -24,8 +24,8 @@ async def test_buttons_and_deadline_survive_a_restart(
             duel_id=duel_id, guild_id=w.guild.id, actor_id=w.commander.id, deadline=deadline
         )
         w.bot.outbox_wakeup.set()  # type: ignore[union-attr]
-        prompt = (await fake.wait_for_dms(w.ann.id, 1, timeout=5))[-1]
-        await fake.wait_for_dms(w.bob.id, 1, timeout=5)
+        prompt = (await fake.wait_for_dms(w.ann.id, 1, timeout=15))[-1]
+        await fake.wait_for_dms(w.bob.id, 1, timeout=15)
     # The first bot is gone. A new process (here: a new client) starts on the same database.
     async with running_world(fake, database, people) as w2:
         click = await fake.click_button(w2.ann.id, prompt, f"duelbot:move:{duel_id}:1:evade")
