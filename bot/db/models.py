@@ -85,8 +85,9 @@ class DuellistProfile(Base):
     guild_id: Mapped[int] = mapped_column(BigInteger)
     user_id: Mapped[int] = mapped_column(BigInteger)
     display_name: Mapped[str] = mapped_column(String(100))
-    strength: Mapped[int]
-    agility: Mapped[int]
+    # Rule 2.14 stats; None when the duellist only has another ruleset's sheet.
+    strength: Mapped[int | None]
+    agility: Mapped[int | None]
     # Sheets of other rulesets (FoEQ, By This Axe) live here, keyed by ruleset id.
     sheets: Mapped[dict[str, Any]] = mapped_column(default=dict)
     updated_by: Mapped[int] = mapped_column(BigInteger)

@@ -62,7 +62,13 @@ def moves_help() -> str:
 
 
 def profile_text(profile: ProfileView) -> str:
-    return f"**{safe(profile.display_name)}**: STR {profile.strength}, AGI {profile.agility}"
+    parts = []
+    if profile.strength is not None:
+        parts.append(f"STR {profile.strength}, AGI {profile.agility}")
+    for ruleset_id, sheet in sorted(profile.sheets.items()):
+        fields = ", ".join(f"{k} {safe(str(v), 40)}" for k, v in sorted(sheet.items()))
+        parts.append(f"{ruleset_id}: {fields}")
+    return f"**{safe(profile.display_name)}**: " + ("; ".join(parts) or "no stats yet")
 
 
 def settings_embed(settings: SettingsView) -> discord.Embed:

@@ -110,6 +110,8 @@ def profile_sheet(profile: DuellistProfile | None, ruleset_id: str) -> dict[str,
     if profile is None:
         return None
     if ruleset_id == RULE_2_14_ID:
+        if profile.strength is None or profile.agility is None:
+            return None
         return {"str": profile.strength, "agi": profile.agility}
     sheet = (profile.sheets or {}).get(ruleset_id)
     return dict(sheet) if isinstance(sheet, dict) else None

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import DuellistProfile
-from bot.rules.errors import InvalidStats
+from bot.rules.base import get_ruleset
+from bot.rules.errors import InvalidStats, RulesError
+from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
 from bot.rules.rule_2_14 import check_stat
 from bot.services.errors import InvalidInput, NotFound
 from bot.services.views import MemberRef, ProfileView
@@ -20,6 +26,7 @@ def profile_view(row: DuellistProfile) -> ProfileView:
         display_name=row.display_name,
         strength=row.strength,
         agility=row.agility,
+        sheets=dict(row.sheets or {}),
     )
 
 
@@ -42,15 +49,7 @@ class ProfileService:
         except InvalidStats as exc:
             raise InvalidInput(exc.message) from None
         async with self._db.transaction() as session:
-            stmt = (
-                select(DuellistProfile)
-                .where(
-                    DuellistProfile.guild_id == guild_id,
-                    DuellistProfile.user_id == member.user_id,
-                )
-                .with_for_update()
-            )
-            row = (await session.execute(stmt)).scalar_one_or_none()
+            row = await self._locked_row(session, guild_id, member.user_id)
             before = None if row is None else {"str": row.strength, "agi": row.agility}
             if row is None:
                 row = DuellistProfile(
@@ -83,9 +82,82 @@ class ProfileService:
     async def get_stats(self, guild_id: int, member: MemberRef) -> ProfileView:
         async with self._db.transaction() as session:
             row = await queries.profile(session, guild_id, member.user_id)
-            if row is None:
+            if row is None or row.strength is None:
                 raise NotFound(no_stats_message(member.name))
             return profile_view(row)
+
+    async def set_sheet(
+        self,
+        guild_id: int,
+        actor_id: int,
+        member: MemberRef,
+        ruleset_id: str,
+        fields: Mapping[str, Any],
+    ) -> ProfileView:
+        """Set (merge) a duellist's sheet for a ruleset other than rule 2.14, validated by
+        the ruleset; audited."""
+        try:
+            rules = get_ruleset(ruleset_id)
+        except RulesError as exc:
+            raise InvalidInput(exc.message) from None
+        if rules.id == RULE_2_14_ID:
+            raise InvalidInput("Rule 2.14 stats are set with `/stats set member str agi`.")
+        async with self._db.transaction() as session:
+            row = await self._locked_row(session, guild_id, member.user_id)
+            current = dict((row.sheets or {}).get(rules.id, {})) if row is not None else {}
+            try:
+                sheet = rules.validate_sheet({**current, **fields})
+            except RulesError as exc:
+                raise InvalidInput(exc.message) from None
+            if row is None:
+                row = DuellistProfile(
+                    guild_id=guild_id,
+                    user_id=member.user_id,
+                    display_name=clean_name(member.name),
+                    strength=None,
+                    agility=None,
+                    sheets={},
+                    updated_by=actor_id,
+                )
+                session.add(row)
+            row.display_name = clean_name(member.name)
+            row.sheets = {**(row.sheets or {}), rules.id: sheet}  # new dict: JSON change seen
+            row.updated_by = actor_id
+            queries.audit(
+                session,
+                guild_id=guild_id,
+                actor_id=actor_id,
+                action="sheet.set",
+                details={
+                    "user_id": member.user_id,
+                    "ruleset": rules.id,
+                    "before": current,
+                    "after": sheet,
+                },
+            )
+            await session.flush()
+            return profile_view(row)
+
+    async def get_sheet(self, guild_id: int, member: MemberRef, ruleset_id: str) -> dict[str, Any]:
+        async with self._db.transaction() as session:
+            row = await queries.profile(session, guild_id, member.user_id)
+            sheet = (row.sheets or {}).get(ruleset_id) if row is not None else None
+            if not isinstance(sheet, dict):
+                raise NotFound(
+                    f"{clean_name(member.name)} has no {ruleset_id} sheet in this server yet."
+                )
+            return dict(sheet)
+
+    @staticmethod
+    async def _locked_row(
+        session: AsyncSession, guild_id: int, user_id: int
+    ) -> DuellistProfile | None:
+        stmt = (
+            select(DuellistProfile)
+            .where(DuellistProfile.guild_id == guild_id, DuellistProfile.user_id == user_id)
+            .with_for_update()
+        )
+        return (await session.execute(stmt)).scalar_one_or_none()
 
 
 def no_stats_message(name: str) -> str:

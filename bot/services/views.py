@@ -31,8 +31,9 @@ class ProfileView:
     guild_id: int
     user_id: int
     display_name: str
-    strength: int
-    agility: int
+    strength: int | None  # rule 2.14 stats, None when unset
+    agility: int | None
+    sheets: dict[str, Any] = field(default_factory=dict)  # other rulesets, by ruleset id
 
 
 @dataclass(frozen=True, slots=True)
