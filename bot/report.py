@@ -82,12 +82,9 @@ def move_label(ruleset_id: str, move: str | None) -> str:
     if move is None:
         return "no move"
     try:
-        for spec in get_ruleset(ruleset_id).moves():
-            if spec.id == move:
-                return spec.label
+        return get_ruleset(ruleset_id).choice_label(move)
     except RulesError:
-        pass
-    return move
+        return move
 
 
 def purpose_label(purpose: str) -> str:
@@ -104,6 +101,10 @@ def outcome_text(outcome: str, a_name: str, b_name: str) -> str:
         "both_retreat": "Both duellists retreat; the duel ends with no winner",
         "locked": "The duellists are locked in combat; the duel goes on",
         "no_effect": "No effect; the duel goes on",
+        "a_flees": f"{a_name} flees; the duel ends with no winner",
+        "b_flees": f"{b_name} flees; the duel ends with no winner",
+        "both_defeated": "Both duellists are defeated",
+        "continue": "The duel goes on",
     }
     return texts.get(outcome, outcome)
 

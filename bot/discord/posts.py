@@ -274,10 +274,22 @@ def duel_start(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
         who = f"<@{uid}>" if uid is not None else _name(payload, side)
         embed.add_field(
             name=f"{side.upper()}: {_name(payload, side)}",
-            value=f"{who}\nSTR {stats.get('str', '?')} · AGI {stats.get('agi', '?')}",
+            value=f"{who}\n{_sheet_text(stats)}",
             inline=True,
         )
     return _mentions(payload), [embed]
+
+
+def _sheet_text(stats: Mapping[str, Any]) -> str:
+    """Rule 2.14's STR/AGI, or another ruleset's sheet fields."""
+    if "str" in stats or "agi" in stats:
+        return f"STR {stats.get('str', '?')} · AGI {stats.get('agi', '?')}"
+    shown = [
+        f"{safe(str(k), 20)} {safe(str(v), 30)}"
+        for k, v in stats.items()
+        if k not in ("user_id", "name") and not isinstance(v, Mapping | list)
+    ]
+    return " · ".join(shown[:8]) or "—"
 
 
 def round_open(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:

@@ -179,7 +179,10 @@ def history_text(history: DuelHistory) -> str:
         else:
             result = r.result or {}
             choices = result.get("choices", {})
-            moves = " vs ".join(LABELS.get(choices.get(s) or "", "no move") for s in ("a", "b"))
+            labels = result.get("labels") or {
+                s: LABELS.get(choices.get(s) or "", "no move") for s in ("a", "b")
+            }
+            moves = " vs ".join(str(labels.get(s, "no move")) for s in ("a", "b"))
             text = outcome_text(r.outcome or "", safe(duel.a.name), safe(duel.b.name))
             undone = " (undone)" if r.status == "undone" else ""
             lines.append(f"Round {r.number}{undone}: {moves}: {text}")

@@ -25,7 +25,10 @@ from bot.discord.render import (
     round_status_text,
     safe,
 )
+from bot.discord.sheet_input import parse_sheet_fields
 from bot.export import export_duel
+from bot.rules import get_ruleset, ruleset_ids
+from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
 from bot.rules.rule_2_14 import STAT_MAX, STAT_MIN
 from bot.services.deadlines import parse_deadline
 from bot.services.views import MemberRef
@@ -33,6 +36,12 @@ from bot.services.views import MemberRef
 MANAGE_SERVER = discord.Permissions(manage_guild=True)
 Stat = app_commands.Range[int, STAT_MIN, STAT_MAX]
 DuelId = app_commands.Range[int, 1, 2_000_000_000]
+
+
+ALL_RULESETS = [
+    app_commands.Choice(name=get_ruleset(r).title[:100], value=r) for r in ruleset_ids()
+]
+OTHER_RULESETS = [c for c in ALL_RULESETS if c.value != RULE_2_14_ID]
 
 
 def member_ref(member: discord.Member | discord.User) -> MemberRef:
@@ -58,6 +67,12 @@ class Commander(commands.Cog):
     stats = app_commands.Group(
         name="stats",
         description="Duellist statistics (commanders)",
+        guild_only=True,
+        default_permissions=MANAGE_SERVER,
+    )
+    sheet = app_commands.Group(
+        name="sheet",
+        description="Duellist sheets for the other duel systems (commanders)",
         guild_only=True,
         default_permissions=MANAGE_SERVER,
     )
@@ -97,12 +112,66 @@ class Commander(commands.Cog):
         )
         await interaction.followup.send(profile_text(profile), ephemeral=True)
 
+    # -- /sheet -------------------------------------------------------------------------
+
+    @sheet.command(name="set", description="Set fields of a member's sheet for a duel system")
+    @app_commands.describe(
+        member="The duellist",
+        ruleset="The duel system",
+        fields="field=value pairs (e.g. character=hero armor_save=5) or a JSON object",
+    )
+    @app_commands.choices(ruleset=OTHER_RULESETS)
+    async def sheet_set(
+        self,
+        interaction: discord.Interaction,
+        member: discord.Member,
+        ruleset: str,
+        fields: app_commands.Range[str, 1, 1000],
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        profile = await services_of(self.bot).profiles.set_sheet(
+            await require_guild(interaction),
+            interaction.user.id,
+            member_ref(member),
+            ruleset,
+            parse_sheet_fields(fields),
+        )
+        await interaction.followup.send(f"Sheet saved: {profile_text(profile)}.", ephemeral=True)
+
+    @sheet.command(name="show", description="Show a member's sheet for a duel system")
+    @app_commands.describe(member="The duellist", ruleset="The duel system")
+    @app_commands.choices(ruleset=OTHER_RULESETS)
+    async def sheet_show(
+        self, interaction: discord.Interaction, member: discord.Member, ruleset: str
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        sheet = await services_of(self.bot).profiles.get_sheet(
+            await require_guild(interaction), member_ref(member), ruleset
+        )
+        shown = ", ".join(f"{k}={safe(str(v), 60)}" for k, v in sorted(sheet.items()))
+        await interaction.followup.send(
+            f"**{safe(member.display_name)}** ({ruleset}): {shown}", ephemeral=True
+        )
+
     # -- /duel --------------------------------------------------------------------------
 
     @duel.command(name="start", description="Start a duel between two members (commanders)")
-    @app_commands.describe(a="Duellist A (named first)", b="Duellist B")
+    @app_commands.describe(
+        a="Duellist A (named first)",
+        b="Duellist B",
+        ruleset="Duel system (default: the server's, rule 2.14)",
+        params="Per-duel settings of that duel system, field=value pairs",
+    )
+    @app_commands.choices(ruleset=ALL_RULESETS)
     async def duel_start(
-        self, interaction: discord.Interaction, a: discord.Member, b: discord.Member
+        self,
+        interaction: discord.Interaction,
+        a: discord.Member,
+        b: discord.Member,
+        ruleset: str | None = None,
+        params: app_commands.Range[str, 1, 500] | None = None,
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         await require_commander(interaction)
@@ -115,6 +184,8 @@ class Commander(commands.Cog):
             actor_id=interaction.user.id,
             a=member_ref(a),
             b=member_ref(b),
+            ruleset=ruleset,
+            params=parse_sheet_fields(params) if params else None,
         )
         wake_outbox(self.bot)
         await interaction.followup.send(

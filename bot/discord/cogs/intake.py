@@ -16,6 +16,7 @@ from bot.discord.client import services_of, wake_outbox
 from bot.discord.cogs.commander import DuelId
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.render import deadline_text, moves_help, receipt_text, safe
+from bot.rules.base import MoveSpec, get_ruleset
 from bot.rules.rule_2_14 import MOVES
 from bot.services.errors import AmbiguousDuel
 
@@ -32,6 +33,26 @@ def split_duel_prefix(text: str) -> tuple[int | None, str]:
     if match is None:
         return None, text.strip()
     return int(match.group(1)), match.group(2).strip()
+
+
+async def move_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """The legal moves of the duel named in the `duel` option (rule 2.14's by default)."""
+    duel_id = getattr(interaction.namespace, "duel", None)
+    moves: tuple[MoveSpec, ...] = MOVES
+    if isinstance(duel_id, int):
+        try:
+            duel = await services_of(interaction.client).duels.get_duel(duel_id)
+            moves = get_ruleset(duel.ruleset).moves()
+        except Exception:  # autocomplete is a hint: fall back to rule 2.14's moves
+            moves = MOVES
+    wanted = current.strip().casefold()
+    return [
+        app_commands.Choice(name=m.label[:100], value=m.id)
+        for m in moves
+        if not wanted or wanted in m.label.casefold() or wanted in m.id
+    ][:25]
 
 
 class Intake(commands.Cog):
@@ -104,15 +125,21 @@ class Intake(commands.Cog):
         )
 
     @app_commands.command(name="move", description="Send your secret move for a duel's round")
-    @app_commands.describe(duel="Duel number", move="Your move (only you will see this)")
-    @app_commands.choices(move=[app_commands.Choice(name=m.label, value=m.id) for m in MOVES])
+    @app_commands.describe(
+        duel="Duel number",
+        move="Your move, e.g. evade or ffs (only you will see this)",
+    )
+    @app_commands.autocomplete(move=move_autocomplete)
     @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
     async def move(
-        self, interaction: discord.Interaction, duel: DuelId, move: app_commands.Choice[str]
+        self,
+        interaction: discord.Interaction,
+        duel: DuelId,
+        move: app_commands.Range[str, 1, 100],
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         receipt = await services_of(self.bot).duels.submit_move(
-            user_id=interaction.user.id, move=move.value, via="slash", duel_id=duel
+            user_id=interaction.user.id, move=move, via="slash", duel_id=duel
         )
         if receipt.closed is not None:
             wake_outbox(self.bot)

@@ -24,6 +24,11 @@ class Odds(commands.Cog):
     async def odds(self, interaction: discord.Interaction, duel: DuelId | None = None) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await self._pick(interaction, duel)
+        if view.ruleset != RULE_2_14.id:
+            raise InvalidInput(
+                f"Duel #{view.id} uses {view.ruleset}: its odds depend on the choices made; "
+                f"`duelbot odds --ruleset {view.ruleset} --help` computes them exactly."
+            )
         table = RULE_2_14.odds_table(
             Duellist(view.a.name, view.a.strength, view.a.agility),
             Duellist(view.b.name, view.b.strength, view.b.agility),

@@ -28,7 +28,7 @@ import secrets
 import socket
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -63,6 +63,23 @@ CANNOT_DM = 50007
 
 Outcome = Literal["retry", "permanent", "dm_closed"]
 Channel = discord.abc.Messageable
+
+
+MAX_BUTTONS = 25  # Discord: 5 rows of 5
+
+
+def dm_buttons(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The move buttons of a DM prompt: the legal moves the service listed (rule 2.14's five
+    when an older row has none). Too many for buttons: none; the prompt explains the text form."""
+    listed = payload.get("moves")
+    if not isinstance(listed, list):
+        return [(m.id, m.label) for m in MOVES]
+    moves = [
+        (str(m["id"]), str(m.get("label") or m["id"]))
+        for m in listed
+        if isinstance(m, Mapping) and "id" in m
+    ]
+    return moves if len(moves) <= MAX_BUTTONS else []
 
 
 class PostSkipped(Exception):
@@ -385,8 +402,8 @@ class Workers(commands.Cog):
         view = discord.ui.View(timeout=None)
         duel_id = int(post.payload["duel_id"])
         round_no = int(post.payload["round_no"])
-        for spec in MOVES:
-            view.add_item(MoveButton(duel_id, round_no, spec.id, spec.label))
+        for move_id, label in dm_buttons(post.payload):
+            view.add_item(MoveButton(duel_id, round_no, move_id, label))
         message = await channel.send(
             content=rendered.content,
             embeds=rendered.embeds,

@@ -1,0 +1,57 @@
+"""Parsing a duellist sheet typed into a slash option (pure).
+
+Forms: JSON (`{"character": "hero", "armor_save": 5}`) or `key=value` pairs separated by
+spaces or semicolons (`character=hero armor_save=5 schools=illusion,necromancy`). Numbers
+become ints, true/false become booleans, a comma makes a list. The ruleset validates."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from bot.services.errors import InvalidInput
+
+MAX_SHEET_TEXT = 1000
+_PAIR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,40})\s*[=:]\s*(.*)$")
+
+
+def _value(raw: str) -> Any:
+    text = raw.strip().strip("\"'")
+    if "," in text:
+        return [_value(part) for part in text.split(",") if part.strip()]
+    if re.fullmatch(r"[+-]?\d{1,9}", text):
+        return int(text)
+    if text.casefold() in ("true", "yes", "on"):
+        return True
+    if text.casefold() in ("false", "no", "off"):
+        return False
+    return text
+
+
+def parse_sheet_fields(text: str) -> dict[str, Any]:
+    raw = text.strip()
+    if not raw:
+        raise InvalidInput("Give the sheet fields, e.g. `character=hero armor_save=5`.")
+    if len(raw) > MAX_SHEET_TEXT:
+        raise InvalidInput(f"The sheet is too long ({len(raw)} characters, at most 1000).")
+    if raw.startswith("{"):
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"The sheet is not valid JSON: {exc.msg}.") from None
+        if not isinstance(data, dict):
+            raise InvalidInput("A JSON sheet must be an object of fields.")
+        return data
+    fields: dict[str, Any] = {}
+    for chunk in re.split(r"[;\s]+(?=[A-Za-z_][A-Za-z0-9_]*\s*[=:])", raw):
+        chunk = chunk.strip().strip(";")
+        if not chunk:
+            continue
+        match = _PAIR.match(chunk)
+        if match is None:
+            raise InvalidInput(
+                f"{chunk[:40]!r} is not a `field=value` pair; e.g. `character=hero armor_save=5`."
+            )
+        fields[match.group(1).lower()] = _value(match.group(2))
+    return fields
