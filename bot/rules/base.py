@@ -110,6 +110,9 @@ class Ruleset(ABC):
     id: str
     title: str
     sheet_fields: tuple[SheetField, ...] = ()
+    # False while the bot cannot yet run this ruleset's flow end to end (its rules are pure
+    # and usable from the CLI; the services refuse to start such duels).
+    playable: bool = True
 
     @abstractmethod
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:

@@ -1416,6 +1416,9 @@ class _Step:
 class FoeqSpellDuel(Ruleset):
     id = RULESET_ID
     title = "FoEQ spell duel"
+    # The multi-step flow (secret setup, public declarations, private notes) is not wired
+    # into the bot yet: see docs/rules/foeq-spell-duel.md.
+    playable = False
 
     sheet_fields = (
         SheetField("initiative", "int", "Initiative modifier", MOD_MIN, MOD_MAX, default=0),

@@ -20,7 +20,7 @@ from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, Submission, utcnow
-from bot.rules.base import Fighter, Ruleset, get_ruleset
+from bot.rules.base import Fighter, Ruleset, get_ruleset, ruleset_ids
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
 from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
@@ -272,6 +272,12 @@ class DuelService:
         if a.user_id == b.user_id:
             raise InvalidInput("A duel needs two different members: nobody can duel themselves.")
         rules = _ruleset(ruleset or self._defaults.ruleset)
+        if not rules.playable:
+            raise InvalidInput(
+                f"{rules.title} duels cannot be run by the bot yet; playable now: "
+                + ", ".join(r for r in ruleset_ids() if get_ruleset(r).playable)
+                + "."
+            )
         async with self._db.transaction() as session:
             fighters = {}
             for side, member in (("a", a), ("b", b)):

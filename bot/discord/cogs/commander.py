@@ -39,9 +39,15 @@ DuelId = app_commands.Range[int, 1, 2_000_000_000]
 
 
 ALL_RULESETS = [
-    app_commands.Choice(name=get_ruleset(r).title[:100], value=r) for r in ruleset_ids()
+    app_commands.Choice(name=get_ruleset(r).title[:100], value=r)
+    for r in ruleset_ids()
+    if get_ruleset(r).playable
 ]
-OTHER_RULESETS = [c for c in ALL_RULESETS if c.value != RULE_2_14_ID]
+OTHER_RULESETS = [
+    app_commands.Choice(name=get_ruleset(r).title[:100], value=r)
+    for r in ruleset_ids()
+    if r != RULE_2_14_ID
+]
 
 
 def member_ref(member: discord.Member | discord.User) -> MemberRef:
