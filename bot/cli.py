@@ -597,8 +597,38 @@ def verify_round(vi: VerifyInput) -> tuple[list[str], dict[str, Any]]:
     return mismatches, expected
 
 
+def _stored_round(args: argparse.Namespace) -> Any:
+    """The published round from the bot's database (`--duel N --round K`)."""
+    import asyncio
+
+    from bot.config import ConfigError, load_settings
+    from bot.db.engine import DatabaseUnavailable, make_database
+    from bot.services import Services
+    from bot.services.errors import DomainError
+
+    async def fetch() -> Any:
+        settings = load_settings(args.config)
+        db = make_database(settings.database.url)
+        try:
+            return await Services.create(db, settings.duels).duels.published_round(
+                args.duel, args.round
+            )
+        finally:
+            await db.dispose()
+
+    try:
+        return asyncio.run(fetch())
+    except (ConfigError, DatabaseUnavailable) as exc:
+        raise InputError(str(exc)) from None
+    except DomainError as exc:
+        raise InputError(exc.message) from None
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
-    vi = parse_verify_input(read_json(args.file))
+    if (args.duel is None) != (args.round is None):
+        raise InputError("give both --duel N and --round K to verify a stored round")
+    data = _stored_round(args) if args.duel is not None else read_json(args.file)
+    vi = parse_verify_input(data)
     mismatches, expected = verify_round(vi)
     verified = not mismatches
     if args.json:
@@ -808,6 +838,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ver.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="default: stdin")
     ver.add_argument("--json", action="store_true", help="machine-readable output")
+    ver.add_argument("--duel", type=int, default=None, help="verify a round stored by the bot")
+    ver.add_argument("--round", type=int, default=None, help="the round number (with --duel)")
+    ver.add_argument("--config", metavar="FILE", default=None, help="config TOML (database)")
     ver.set_defaults(func=cmd_verify)
 
     seed = sub.add_parser(

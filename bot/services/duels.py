@@ -253,6 +253,43 @@ class DuelService:
                 )
             return DuelHistory(await self._view(session, duel), tuple(records))
 
+    async def published_round(self, duel_id: int, round_no: int) -> dict[str, Any]:
+        """A closed (or undone) round as `duelbot verify` reads it: the adjudicate input
+        (state before the round, moves, options, seed) plus the published result."""
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, None)
+            stmt = select(Round).where(Round.duel_id == duel.id, Round.number == round_no)
+            rnd = (await session.execute(stmt)).scalar_one_or_none()
+            if rnd is None:
+                raise NotFound(f"Duel #{duel.id} has no round {round_no}.")
+            if rnd.result is None or rnd.closed_at is None:
+                raise StateConflict(
+                    f"Round {round_no} of duel #{duel.id} has no published result yet: its "
+                    "seed stays secret until the round closes."
+                )
+            before, result = rnd.state_before, rnd.result
+            return {
+                "input": {
+                    "ruleset": duel.ruleset,
+                    "a": before["a"],
+                    "b": before["b"],
+                    "moves": result.get("choices", {}),
+                    "locked": bool(before.get("locked", False)),
+                    "options": result.get("options", {}),
+                    "duel_id": duel.id,
+                    "round_no": rnd.number,
+                },
+                "outcome": result["outcome"],
+                "winner": None
+                if result.get("winner") not in ("a", "b")
+                else result["state"][result["winner"]]["name"],
+                "locked": bool(result.get("locked", False)),
+                "rolls": result.get("rolls", []),
+                "log": result.get("log", []),
+                "seed": rnd.seed,
+                "commitment": rnd.commitment,
+            }
+
     # -- commands -----------------------------------------------------------------------
 
     async def start_duel(
