@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import event, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -22,6 +23,11 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 from sqlalchemy.pool import AsyncAdaptedQueuePool, Pool
+
+# Seconds a SQLite write waits for another writer's lock before giving up ("try again").
+# Transactions here take milliseconds; a lock held longer is another process (a backup, a
+# CLI): the user should hear "try again" within seconds, not after 30 s of "thinking".
+SQLITE_BUSY_TIMEOUT = 5.0
 
 
 def is_sqlite(url: str) -> bool:
@@ -75,7 +81,7 @@ def make_engine(
             url,
             echo=echo,
             hide_parameters=True,  # SQL logs must never show a secret move
-            connect_args={"timeout": 30, **extra},
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT, **extra},
             **pool_args,
         )
         _configure_sqlite(engine)
@@ -103,7 +109,7 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT * 1000)}")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
@@ -132,7 +138,8 @@ class Database:
         try:
             async with self.sessionmaker.begin() as session:
                 yield session
-        except (OperationalError, InterfaceError, ConnectionError, OSError) as exc:
+        except (OperationalError, InterfaceError, PoolTimeout, ConnectionError, OSError) as exc:
+            # PoolTimeout: no connection free in time (e.g. all waiting on a locked file).
             raise DatabaseUnavailable(str(exc)) from exc
         except DBAPIError as exc:
             if exc.connection_invalidated:

@@ -1,0 +1,5 @@
+"""Fixtures for the reliability tests: the fake Discord."""
+
+from tests.fakediscord.pytest_plugin import fake_discord
+
+__all__ = ["fake_discord"]

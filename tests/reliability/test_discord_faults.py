@@ -1,0 +1,266 @@
+"""Faults at Discord during a duel in progress, through the fake Discord and the real
+discord.py client: 500s, 429s (Retry-After and the rate-limit headers, per-route and
+global), responses slower than the poster's timeout, a dropped gateway connection (RESUME),
+an invalidated session (re-IDENTIFY) and 403/50007 on a duellist's DMs.
+
+Every scenario plays the same piece of a duel with the fault in place: round 1 open, Ann
+clicks her button, Bob types his move, the commander closes the round and opens round 2.
+Then the outbox must drain and, counted by the ``duelbot post #<id>`` marker over every
+message in the fake: posts lost 0, posts duplicated 0. The time to recover (fault injected
+-> every post delivered) is printed as a FIGURE line (``pytest -s``) for docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from bot.db.engine import Database
+from bot.db.models import OutboxPost
+from bot.discord.cogs import workers
+from bot.discord.posts import marker_ids
+from tests.discord.harness import World, populate, running_world
+from tests.discord.test_full_duel import setup_duel
+from tests.fakediscord import FakeDiscord
+
+# Discord faults do not depend on the database: SQLite only.
+pytestmark = pytest.mark.parametrize("db_backend", ["sqlite"])
+
+CHANNEL_POST = "/channels/*/messages"
+
+
+async def wait_for(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while not await check():
+        assert time.monotonic() < end, f"timed out: {what}"
+        await asyncio.sleep(0.05)
+
+
+async def outbox_rows(database: Database) -> list[OutboxPost]:
+    async with database.transaction() as session:
+        return list((await session.execute(select(OutboxPost))).scalars())
+
+
+def markers(fake: FakeDiscord) -> Counter[int]:
+    seen: Counter[int] = Counter()
+    for message in fake.messages.values():
+        if message.deleted:
+            continue
+        ids: set[int] = set()
+        for embed in message.embeds:
+            ids |= marker_ids((embed.get("footer") or {}).get("text"))
+        seen.update(ids)
+    return seen
+
+
+async def audit(fake: FakeDiscord, database: Database, blocked: set[int]) -> dict[str, int]:
+    """Posts lost / duplicated once the outbox has drained. A DM to a duellist whose DMs
+    are closed is not lost when the channel got the "DMs closed" notice instead."""
+    rows = await outbox_rows(database)
+    seen = markers(fake)
+    lost = duplicated = dm_closed = 0
+    for row in rows:
+        if seen[row.id] > 1:
+            duplicated += 1
+        if row.status == "failed" and row.target == "user" and row.target_id in blocked:
+            dm_closed += 1
+            continue
+        if row.status == "posted" and row.posted_message_id is None:
+            continue  # skipped on purpose (a prompt for a round that had closed)
+        if row.status != "posted" or seen[row.id] == 0:
+            lost += 1
+    return {"posts": len(rows), "lost": lost, "duplicated": duplicated, "dm_closed": dm_closed}
+
+
+async def drained(database: Database) -> bool:
+    return all(row.status != "pending" for row in await outbox_rows(database))
+
+
+async def play(
+    w: World, duel_id: int, *, during: Callable[[], Awaitable[None]] | None = None
+) -> None:
+    """Ann clicks, Bob types, the commander closes round 1 and opens round 2."""
+    fake = w.fake
+    prompt = next(
+        m for m in fake.dms_to(w.ann.id) if f"duelbot:move:{duel_id}:1:evade" in m.custom_ids()
+    )
+    click = await fake.click_button(w.ann.id, prompt, f"duelbot:move:{duel_id}:1:evade")
+    await fake.send_dm(w.bob.id, f"#{duel_id} side swipe")
+    if during is not None:
+        await during()
+    assert "Evade" in (await click.reply(timeout=15)).content
+    receipts = await fake.wait_for_dms(w.bob.id, 2, timeout=15)
+    assert "Side Swipe" in receipts[-1].content
+    assert "closed" in (await w.slash(w.commander, "round", "close", duel=duel_id)).content
+    assert "Round 2" in (await w.slash(w.commander, "round", "open", duel=duel_id)).content
+
+
+async def scenario(
+    fake: FakeDiscord,
+    database: Database,
+    name: str,
+    inject: Callable[[World], Awaitable[None]],
+    *,
+    during: Callable[[World], Awaitable[None]] | None = None,
+    timeout: float = 40.0,
+) -> dict[str, Any]:
+    people = populate(fake)
+    blocked: set[int] = set()
+    if name == "dm_403":
+        blocked.add(people["ann"].id)
+        fake.block_dms(people["ann"].id)
+    async with running_world(fake, database, people) as w:
+
+        async def no_wait(shard_id: int | None, *, initial: bool = False) -> None:
+            return None  # discord.py sleeps 5 s before a re-IDENTIFY
+
+        w.bot.before_identify_hook = no_wait  # type: ignore[method-assign]
+        duel_id = await setup_duel(w)
+        assert "Round 1" in (await w.slash(w.commander, "round", "open", duel=duel_id)).content
+        if name != "dm_403":
+            await fake.wait_for_dms(w.ann.id, 1, timeout=10)
+        await fake.wait_for_dms(w.bob.id, 1, timeout=10)
+        began = time.monotonic()
+        await inject(w)
+        if name == "dm_403":
+            # Ann's DMs are closed from round 1: she moves with /move instead.
+            reply = await w.slash(w.ann, "move", duel=duel_id, move="evade")
+            assert "Evade" in reply.content
+            await fake.send_dm(w.bob.id, f"#{duel_id} side swipe")
+            await fake.wait_for_dms(w.bob.id, 2, timeout=15)
+            assert "closed" in (await w.slash(w.commander, "round", "close", duel=duel_id)).content
+            assert "Round 2" in (await w.slash(w.commander, "round", "open", duel=duel_id)).content
+        else:
+            await play(w, duel_id, during=None if during is None else lambda: during(w))
+        await wait_for(lambda: drained(database), timeout, "the outbox drains")
+        recovered = time.monotonic() - began
+        figures = await audit(fake, database, blocked)
+        seen = markers(fake)
+        figures["dm_closed_notices"] = sum(
+            seen[row.id] for row in await outbox_rows(database) if row.kind == "dm_closed"
+        )
+        result_posts = [
+            m
+            for m in fake.messages_in(w.channel_id)
+            if "Side Swipe" in str(m.embeds) and "Evade" in str(m.embeds)
+        ]
+        figures.update(name=name, recover_s=round(recovered, 2), results=len(result_posts))
+    print(f"FIGURE discord-fault {figures}")
+    return figures
+
+
+def check(figures: dict[str, Any]) -> None:
+    assert figures["lost"] == 0, figures
+    assert figures["duplicated"] == 0, figures
+    assert figures["results"] == 1, figures
+
+
+def channel_webhook(fake: FakeDiscord) -> str:
+    """The path pattern of the channel's "duelbot" webhook (made for the duel's first post),
+    not of interaction followups, which are POST /webhooks/{application id}/{token} too."""
+    [hook] = [h for h in fake.webhooks.values() if h.name == workers.WEBHOOK_NAME]
+    return f"/webhooks/{hook.id}/*"
+
+
+async def test_500s_on_posts(fake_discord: FakeDiscord, database: Database) -> None:
+    # discord.py retries a 5xx itself, sleeping 1 s, 3 s, 5 s, 7 s between its 5 tries.
+    async def inject(w: World) -> None:
+        fake_discord.fail_next("POST", channel_webhook(fake_discord), 500, times=2)
+        fake_discord.fail_next("POST", CHANNEL_POST, 502, times=2)
+        fake_discord.fail_next("POST", f"/webhooks/{fake_discord.application_id}/*", 500, times=1)
+
+    check(await scenario(fake_discord, database, "500/502 on posts, DMs and a followup", inject))
+
+
+@pytest.mark.slow
+async def test_500s_beyond_discord_py_retries(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    # 5 x 500: discord.py gives up (after 16 s); the outbox retries the post (backoff 2 s)
+    # and first looks for it in the channel.
+    async def inject(w: World) -> None:
+        fake_discord.fail_next("POST", channel_webhook(fake_discord), 500, times=5)
+
+    check(await scenario(fake_discord, database, "500 x5 on the webhook (outbox retry)", inject))
+
+
+async def test_429s_with_retry_after(fake_discord: FakeDiscord, database: Database) -> None:
+    async def inject(w: World) -> None:
+        fake_discord.rate_limit_next(
+            "POST", channel_webhook(fake_discord), retry_after=0.5, times=3
+        )
+        fake_discord.rate_limit_next("POST", CHANNEL_POST, retry_after=0.3, times=2)
+        fake_discord.rate_limit_next(
+            "POST", "/interactions/*/*/callback", retry_after=0.2, times=1, is_global=True
+        )
+
+    figures = await scenario(fake_discord, database, "429 route + global", inject)
+    check(figures)
+    hits = [r for r in fake_discord.requests if r.status == 429]
+    assert len(hits) == 6
+
+
+async def test_slow_responses_past_the_client_timeout(
+    fake_discord: FakeDiscord, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The poster gives one post POST_TIMEOUT (60 s); here 1 s, and the webhook answers
+    # after 2.5 s: the post lands at Discord but the bot never sees the answer.
+    monkeypatch.setattr(workers, "POST_TIMEOUT", 1.0)
+
+    async def inject(w: World) -> None:
+        fake_discord.delay("POST", channel_webhook(fake_discord), 2.5, times=2)
+
+    check(await scenario(fake_discord, database, "slow webhook x2 (2.5 s > 1 s timeout)", inject))
+
+
+async def test_dropped_gateway_connection_resumes(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    async def inject(w: World) -> None:
+        return None
+
+    async def during(w: World) -> None:
+        # The click and the DM are in flight; the socket drops; they are replayed on RESUME.
+        await fake_discord.drop_connection()
+
+    figures = await scenario(
+        fake_discord, database, "gateway dropped (RESUME)", inject, during=during
+    )
+    check(figures)
+    [session] = fake_discord.gateway.live_sessions()
+    assert session.resumes >= 1
+
+
+async def test_invalidated_session_reidentifies(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    async def inject(w: World) -> None:
+        before = len(fake_discord.gateway.sessions)
+        await fake_discord.invalidate_session(resumable=False)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 10
+        while (
+            len([s for s in fake_discord.gateway.live_sessions() if s.connected]) < 1
+            or len(fake_discord.gateway.sessions) <= before
+        ):
+            assert loop.time() < end, "no re-IDENTIFY"
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)
+
+    check(await scenario(fake_discord, database, "session invalidated (re-IDENTIFY)", inject))
+
+
+async def test_dms_closed_403_50007(fake_discord: FakeDiscord, database: Database) -> None:
+    async def inject(w: World) -> None:
+        return None
+
+    figures = await scenario(fake_discord, database, "dm_403", inject)
+    check(figures)
+    assert figures["dm_closed"] == 2  # her round 1 and round 2 DMs, given up on 50007
+    assert figures["dm_closed_notices"] == 2  # one notice per round in the duel's channel
