@@ -15,16 +15,9 @@ from typing import Any
 
 from bot.rules.base import RoundResult, get_ruleset
 from bot.rules.errors import RulesError
+from bot.rules.rule_2_14 import OUTCOMES as RULE_2_14_OUTCOMES
 
-OUTCOME_ORDER: tuple[str, ...] = (
-    "a_wins",
-    "b_wins",
-    "a_retreats",
-    "b_retreats",
-    "both_retreat",
-    "locked",
-    "no_effect",
-)
+OUTCOME_ORDER: tuple[str, ...] = RULE_2_14_OUTCOMES
 
 PURPOSE_LABELS: dict[str, str] = {
     "evade": "Evade",
