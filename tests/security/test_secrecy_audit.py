@@ -74,6 +74,7 @@ class Audit:
     own_paths: dict[int, set[str]] = field(default_factory=dict)
     leaks: list[str] = field(default_factory=list)
     sync_seen: int = 0
+    checked: dict[str, int] = field(default_factory=lambda: {"requests": 0, "logs": 0})
 
     def own(self, user: FakeUser, fragment: str) -> None:
         self.own_paths.setdefault(user.id, set()).add(fragment)
@@ -105,6 +106,7 @@ class Audit:
                 self.sync_seen += 1
                 continue
             text = request_text(req)
+            self.checked["requests"] += 1
             for author, moves in secrets.items():
                 if any(f in req.path for f in self.own_paths.get(author, ())):
                     continue
@@ -115,6 +117,7 @@ class Audit:
                     )
         for record in self.caplog.records[start[1] :]:
             text = f"{record.name} {record.getMessage()} {record.exc_text or ''}"
+            self.checked["logs"] += 1
             if named_moves(text) & set().union(*secrets.values()):
                 self.leaks.append(f"round {round_no}: log {record.name}: {text[:300]}")
 
@@ -219,6 +222,8 @@ async def test_secrecy_variant_on_with_a_change_of_move(
         assert "Lock Attempt" in result and "Retreat" in result
         assert a.sync_seen == 0  # the sync happened before the first round opened
         assert not a.leaks, "\n".join(a.leaks)
+        assert a.checked["requests"] > 50 and a.checked["logs"] > 20, a.checked
+        print(f"secrecy audit checked {a.checked}")
 
 
 async def test_secrecy_variant_off(
@@ -253,6 +258,8 @@ async def test_secrecy_variant_off(
         result = await close(a, duel_id, 3)
         assert "Full Frontal Strike" in result and "Lock Attempt" in result
         assert not a.leaks, "\n".join(a.leaks)
+        assert a.checked["requests"] > 50 and a.checked["logs"] > 20, a.checked
+        print(f"secrecy audit checked {a.checked}")
 
 
 def test_menu_rule() -> None:
