@@ -74,6 +74,20 @@ A_WINS, B_WINS, BOTH_DEFEATED = "a_wins", "b_wins", "both_defeated"
 A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE = "a_flees", "b_flees", "both_flee", "continue"
 OUTCOMES: tuple[str, ...] = (A_WINS, B_WINS, BOTH_DEFEATED, A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE)
 
+def describe_outcome(outcome: str, a_name: str, b_name: str) -> str:
+    """One sentence for an outcome id, with the duellists' names (for posts)."""
+    texts = {
+        A_WINS: f"{b_name} is defeated: {a_name} wins the duel",
+        B_WINS: f"{a_name} is defeated: {b_name} wins the duel",
+        BOTH_DEFEATED: "Both characters are defeated; the duel ends with no winner",
+        A_FLEES: f"{a_name} runs away; the duel ends with no winner",
+        B_FLEES: f"{b_name} runs away; the duel ends with no winner",
+        BOTH_FLEE: "Both characters run away; the duel ends with no winner",
+        CONTINUE: "Nobody is defeated and nobody ran away; the duel goes on",
+    }
+    return texts.get(outcome, outcome)
+
+
 TrickTakes = Literal["parry_first", "attack_first"]
 TRICK_TAKES: tuple[str, ...] = ("parry_first", "attack_first")
 TRICK_FORFEIT = 2

@@ -27,6 +27,7 @@ from bot.rules.by_this_axe import (
     DuelState,
     Options,
     challenge,
+    describe_outcome,
     forfeit_dice,
     legal_allotments,
     round_joint,
@@ -694,3 +695,9 @@ def test_the_largest_pools_are_cheap() -> None:
     for a, b in (("a6p5t1", "a5p6t1"), ("a11p1t0", "a1p10t1")):
         dist = R.outcome_distribution(state, {"a": a, "b": b}, Options())
         assert sum(dist.values()) == 1
+
+
+def test_every_outcome_has_a_sentence() -> None:
+    for outcome in OUTCOMES:
+        assert describe_outcome(outcome, "Conan", "Kull") != outcome
+    assert describe_outcome("a_wins", "Conan", "Kull") == "Kull is defeated: Conan wins the duel"
