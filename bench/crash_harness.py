@@ -277,12 +277,14 @@ class CrashRun:
 
     async def _click(self, user: FakeUser, prompt: FakeMessage, custom_id: str) -> None:
         old = bool(self.kill_marks) and prompt.id <= self.kill_marks[-1]
+        incarnation = self.bot.incarnation
         handle = await self.fake.click_button(user.id, prompt, custom_id)
         try:
             reply = await handle.reply(timeout=ACK_TIMEOUT)
         except (TimeoutError, AssertionError):
             reply = None
-        if old and self.up.is_set():
+        # Counted only when one process lived through the whole click (none was killed).
+        if old and self.up.is_set() and self.bot.incarnation == incarnation:
             self.result.old_button_clicks += 1
             if reply is not None and reply.content:
                 self.result.old_button_answered += 1
