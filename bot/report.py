@@ -97,6 +97,7 @@ def outcome_text(outcome: str, a_name: str, b_name: str) -> str:
         "a_flees": f"{a_name} flees; the duel ends with no winner",
         "b_flees": f"{b_name} flees; the duel ends with no winner",
         "both_defeated": "Both duellists are defeated",
+        "both_flee": "Both duellists flee; the duel ends with no winner",
         "continue": "The duel goes on",
     }
     return texts.get(outcome, outcome)

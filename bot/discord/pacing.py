@@ -25,8 +25,8 @@ import discord
 BULK: contextvars.ContextVar[bool] = contextvars.ContextVar("duelbot_bulk", default=False)
 
 DISCORD_GLOBAL_PER_SECOND = 50
-INTERACTIVE_CEILING = 46  # room for clock and network jitter under 50
-BULK_CEILING = 40  # leaves 6/s to receipts even while the poster is at full speed
+INTERACTIVE_CEILING = 47  # room for clock and network jitter under 50
+BULK_CEILING = 44  # leaves 3/s to receipts even while the poster is at full speed
 WINDOW = 1.0
 
 

@@ -465,6 +465,28 @@ def _deadline_text(payload: Mapping[str, Any]) -> str:
     return f"Deadline: {timestamp(deadline)}."
 
 
+MAX_BUTTONS = 25
+
+
+def _listed_moves(payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    moves = payload.get("moves")
+    return [m for m in moves if isinstance(m, Mapping)] if isinstance(moves, list) else []
+
+
+def _how_to_move(payload: Mapping[str, Any]) -> str:
+    listed = _listed_moves(payload)
+    if listed and len(listed) > MAX_BUTTONS:
+        return "Reply with your move as text"
+    return "Pick your move with a button below, or reply with its name"
+
+
+def _example_move(payload: Mapping[str, Any]) -> str:
+    listed = _listed_moves(payload)
+    if not listed or payload.get("ruleset", "rule-2.14") == "rule-2.14":
+        return "evade"
+    return safe(str(listed[0].get("id", "")), 40)
+
+
 def dm_prompt(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
     duel_id = payload.get("duel_id", "?")
     round_no = payload.get("round_no", "?")
@@ -473,8 +495,8 @@ def dm_prompt(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embe
         description=(
             f"You are duelling **{_opponent(payload)}**. Round {round_no} is open.\n"
             f"{_deadline_text(payload)}\n\n"
-            "Pick your move with a button below, or reply with its name (for example "
-            f"`evade`, `ffs`, or `#{duel_id} evade` if you are in several duels). "
+            f"{_how_to_move(payload)} (for example `{_example_move(payload)}`, or "
+            f"`#{duel_id} {_example_move(payload)}` if you are in several duels). "
             "Your move stays secret until the round closes."
         ),
         colour=COLOUR_INFO,
@@ -490,7 +512,7 @@ def reminder(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed
         description=(
             f"You have not sent a move yet for round {round_no} against "
             f"**{_opponent(payload)}**.\n{_deadline_text(payload)}\n\n"
-            "Pick your move with a button below, or reply with its name."
+            f"{_how_to_move(payload)}."
         ),
         colour=COLOUR_WARN,
     )

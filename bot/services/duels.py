@@ -117,6 +117,13 @@ def profile_sheet(profile: DuellistProfile | None, ruleset_id: str) -> dict[str,
     return dict(sheet) if isinstance(sheet, dict) else None
 
 
+def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> list[dict[str, str]]:
+    """The moves a DM prompt offers (as buttons): what the ruleset says is legal now."""
+    rules = _ruleset(ruleset_id)
+    current = rules.state_from_dict(state)
+    return [{"id": m.id, "label": m.label} for m in rules.moves(current, side)]  # type: ignore[arg-type]
+
+
 def no_sheet_message(name: str, rules: Ruleset) -> str:
     if rules.id == RULE_2_14_ID:
         return no_stats_message(name)
@@ -407,8 +414,6 @@ class DuelService:
                     f"`/round close duel:{duel.id}` before opening another."
                 )
             number = await queries.last_round_number(session, duel.id) + 1
-            rules = _ruleset(duel.ruleset)
-            state = rules.state_from_dict(duel.state)
             seed = new_seed()
             rnd = Round(
                 duel_id=duel.id,
@@ -461,10 +466,7 @@ class DuelService:
                         **base,
                         "side": side,
                         "channel_id": view.post_channel_id,
-                        "moves": [
-                            {"id": m.id, "label": m.label}
-                            for m in rules.moves(state, side)
-                        ],
+                        "moves": legal_moves(duel.ruleset, duel.state, side),
                     },
                 )
             queries.audit(
@@ -500,7 +502,9 @@ class DuelService:
             ruleset = _ruleset(duel.ruleset)
             try:
                 move_id = ruleset.parse_choice(
-                    move, ruleset.state_from_dict(duel.state), side  # type: ignore[arg-type]
+                    move,
+                    ruleset.state_from_dict(duel.state),
+                    side,  # type: ignore[arg-type]
                 )
             except RulesError as exc:
                 raise InvalidInput(exc.message) from None

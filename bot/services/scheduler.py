@@ -16,6 +16,7 @@ from sqlalchemy import select
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, OutboxPost, Round, utcnow
+from bot.services.duels import legal_moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,8 @@ class SchedulerService:
                                 "opponent": duel.state[other]["name"],
                                 "side": side,
                                 "channel_id": duel.thread_id or duel.channel_id,
+                                "ruleset": duel.ruleset,
+                                "moves": legal_moves(duel.ruleset, duel.state, side),
                             },
                             status="pending",
                             attempts=0,

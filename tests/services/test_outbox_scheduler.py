@@ -242,7 +242,10 @@ async def test_reminders_only_to_who_has_not_moved_and_never_twice(
     [reminder] = await outbox_rows(database, kind="reminder_dm")
     assert (reminder.target, reminder.target_id) == ("user", BOB.user_id)
     assert reminder.payload["opponent"] == "Alice" and reminder.payload["round_no"] == 1
-    assert "evade" not in str(reminder.payload)
+    # The reminder offers the legal moves (its buttons) but never names the one Alice sent.
+    sealed = {k: v for k, v in reminder.payload.items() if k != "moves"}
+    assert "evade" not in str(sealed)
+    assert {m["id"] for m in reminder.payload["moves"]} >= {"evade", "side_swipe"}
     assert await services.scheduler.enqueue_due_reminders(offsets) == 0  # never twice
     # One hour before the deadline the 1h reminder is due, once.
     await _set_deadline(database, duel.id, utcnow() + timedelta(minutes=50))

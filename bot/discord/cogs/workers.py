@@ -38,7 +38,7 @@ from discord.ext import commands
 from bot.discord import health, pacing
 from bot.discord.client import ALLOWED_MENTIONS, services_of, settings_of, wake_outbox
 from bot.discord.intake_buttons import MoveButton
-from bot.discord.posts import UnknownPostKind, marker_ids, render_post, thread_name
+from bot.discord.posts import MAX_BUTTONS, UnknownPostKind, marker_ids, render_post, thread_name
 from bot.rules.rule_2_14 import MOVES
 from bot.services.deadlines import parse_duration
 from bot.services.errors import DomainError, RoundNotOpen
@@ -47,8 +47,8 @@ from bot.services.views import OutboxItem
 log = logging.getLogger(__name__)
 
 WEBHOOK_NAME = "duelbot"
-BATCH = 5
-PARALLEL = 4  # posts to different targets delivered at once (one target: in order)
+BATCH = 10
+PARALLEL = 8  # posts to different targets delivered at once (one target: in order)
 POST_TIMEOUT = 60.0  # seconds for one post, discord.py's own 429/5xx retries included
 LEASE = timedelta(seconds=BATCH * POST_TIMEOUT + 60)
 DM_CHANNELS_KEPT = 20_000  # user id -> DM channel id, to skip POST /users/@me/channels
@@ -65,7 +65,6 @@ Outcome = Literal["retry", "permanent", "dm_closed"]
 Channel = discord.abc.Messageable
 
 
-MAX_BUTTONS = 25  # Discord: 5 rows of 5
 
 
 def dm_buttons(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -73,6 +72,9 @@ def dm_buttons(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
     when an older row has none). Too many for buttons: none; the prompt explains the text form."""
     listed = payload.get("moves")
     if not isinstance(listed, list):
+        # Rows written before prompts listed their moves were all rule 2.14.
+        if payload.get("ruleset", "rule-2.14") != "rule-2.14":
+            return []
         return [(m.id, m.label) for m in MOVES]
     moves = [
         (str(m["id"]), str(m.get("label") or m["id"]))
