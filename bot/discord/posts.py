@@ -427,6 +427,40 @@ def duel_end(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed
     return _mentions(payload), [embed]
 
 
+def challenge(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
+    """A By This Axe challenge settled: accepted, forced (d6 1-3) or refused."""
+
+    def who(key: str) -> str:
+        entry = payload.get(key)
+        return safe(entry.get("name") if isinstance(entry, Mapping) else "?")
+
+    titles = {
+        "accepted": "accepted: the duel is fought",
+        "forced": "refused, but the duel is forced",
+        "refused": "refused",
+    }
+    outcome = str(payload.get("outcome") or "?")
+    lines = [safe(line, 300) for line in payload.get("log") or [] if isinstance(line, str)]
+    if payload.get("leadership_lost"):
+        lines.append(f"**{who('challenged')} loses his leadership for this turn.**")
+    if payload.get("duel_id") is not None:
+        lines.append(f"Duel #{payload['duel_id']} begins: a commander opens round 1.")
+    roll = payload.get("roll")
+    if isinstance(roll, Mapping) and payload.get("seed"):
+        lines.append(
+            f"Force roll `{safe(roll.get('label'), 60)}`: d6 = {roll.get('value')}; seed "
+            f"`{payload['seed']}` (commitment `{payload.get('commitment')}`)."
+        )
+    embed = discord.Embed(
+        title=f"{who('challenger')} challenges {who('challenged')}: {titles.get(outcome, outcome)}"[
+            :256
+        ],
+        description="\n".join(lines)[:4000],
+        colour=COLOUR_INFO,
+    )
+    return None, [embed]
+
+
 def dm_closed(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
     """The notice for a duellist whose DMs are closed: who, and how to move. Nothing else."""
     duel_id = payload.get("duel_id", "?")
@@ -526,6 +560,7 @@ RENDERERS = {
     "round_undone": round_undone,
     "duel_end": duel_end,
     "dm_closed": dm_closed,
+    "challenge": challenge,
     "round_dm": dm_prompt,
     "reminder_dm": reminder,
 }

@@ -21,6 +21,8 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, Submission, utcnow
 from bot.rules.base import Fighter, Ruleset, get_ruleset, ruleset_ids
+from bot.rules.by_this_axe import RULESET_ID as BY_THIS_AXE_ID
+from bot.rules.by_this_axe import challenge as settle_challenge
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
 from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
@@ -36,6 +38,7 @@ from bot.services.errors import (
 from bot.services.profiles import clean_name, no_stats_message
 from bot.services.settings import load_settings_row
 from bot.services.views import (
+    ChallengeOutcome,
     DuelHistory,
     DuellistView,
     DuelView,
@@ -50,6 +53,8 @@ from bot.services.views import (
 )
 
 SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
+# Profile entry remembering a By This Axe leader's first (penalised) refusal.
+REFUSALS_KEY = "by-this-axe:refusals"
 MAX_REASON = 300
 
 
@@ -323,66 +328,171 @@ class DuelService:
                 + "."
             )
         async with self._db.transaction() as session:
+            return await self._start(
+                session, guild_id, channel_id, actor_id, a, b, thread_id, rules, params
+            )
+
+    async def _start(
+        self,
+        session: AsyncSession,
+        guild_id: int,
+        channel_id: int,
+        actor_id: int,
+        a: MemberRef,
+        b: MemberRef,
+        thread_id: int | None,
+        rules: Ruleset,
+        params: Mapping[str, Any] | None,
+    ) -> DuelView:
+        fighters = {}
+        for side, member in (("a", a), ("b", b)):
+            profile = await queries.profile(session, guild_id, member.user_id)
+            sheet = profile_sheet(profile, rules.id)
+            if sheet is None:
+                raise NotFound(no_sheet_message(member.name, rules))
+            fighters[side] = Fighter(clean_name(member.name), sheet)
+        settings = await load_settings_row(session, guild_id, self._defaults)
+        try:
+            state = rules.initial_state(fighters["a"], fighters["b"], dict(params or {}))
+        except RulesError as exc:
+            raise InvalidInput(exc.message) from None
+        duel = Duel(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            thread_id=thread_id,
+            ruleset=rules.id,
+            a_user_id=a.user_id,
+            b_user_id=b.user_id,
+            state=state.to_dict(),
+            options={
+                "missing_move": settings.missing_move,
+                "locked_blocks_retreat": settings.locked_blocks_retreat,
+            },
+            status="live",
+            locked=False,
+            rounds_played=0,
+            created_by=actor_id,
+            created_at=utcnow(),
+        )
+        session.add(duel)
+        await session.flush()
+        view = duel_view(duel)
+        _enqueue(
+            session,
+            dedupe_key=f"duel_start:{duel.id}",
+            guild_id=guild_id,
+            duel_id=duel.id,
+            kind="duel_start",
+            target="channel",
+            target_id=view.post_channel_id,
+            on_behalf_of=actor_id,
+            payload={
+                "duel_id": duel.id,
+                "ruleset": duel.ruleset,
+                "a": {"user_id": a.user_id, **state.to_dict()["a"]},
+                "b": {"user_id": b.user_id, **state.to_dict()["b"]},
+                "started_by": actor_id,
+                "make_thread": self._defaults.thread_per_duel and thread_id is None,
+            },
+        )
+        queries.audit(
+            session,
+            guild_id=guild_id,
+            actor_id=actor_id,
+            action="duel.start",
+            duel_id=duel.id,
+            details={"a": a.user_id, "b": b.user_id, "stats": state.to_dict()},
+        )
+        return view
+
+    async def challenge(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        actor_id: int,
+        challenger: MemberRef,
+        challenged: MemberRef,
+        accepted: bool,
+        units_in_contact: bool,
+    ) -> ChallengeOutcome:
+        """By This Axe: settle a challenge (docs/rules/by-this-axe.md). A refusal may be
+        overturned by the force roll (d6 1-3, units in contact); a leader's first refusal
+        costs his leadership for the turn and is remembered, later refusals are free. When a
+        duel is fought, it starts in the same transaction. Announced through the outbox; the
+        force roll uses a fresh seed, revealed in the post, label duel:0:round:0:roll:0."""
+        if challenger.user_id == challenged.user_id:
+            raise InvalidInput("A member cannot challenge themselves.")
+        rules = _ruleset(BY_THIS_AXE_ID)
+        async with self._db.transaction() as session:
             fighters = {}
-            for side, member in (("a", a), ("b", b)):
+            profiles = {}
+            for side, member in (("a", challenger), ("b", challenged)):
                 profile = await queries.profile(session, guild_id, member.user_id)
                 sheet = profile_sheet(profile, rules.id)
-                if sheet is None:
+                if profile is None or sheet is None:
                     raise NotFound(no_sheet_message(member.name, rules))
+                profiles[side] = profile
                 fighters[side] = Fighter(clean_name(member.name), sheet)
-            settings = await load_settings_row(session, guild_id, self._defaults)
-            try:
-                state = rules.initial_state(fighters["a"], fighters["b"], dict(params or {}))
-            except RulesError as exc:
-                raise InvalidInput(exc.message) from None
-            duel = Duel(
-                guild_id=guild_id,
-                channel_id=channel_id,
-                thread_id=thread_id,
-                ruleset=rules.id,
-                a_user_id=a.user_id,
-                b_user_id=b.user_id,
-                state=state.to_dict(),
-                options={
-                    "missing_move": settings.missing_move,
-                    "locked_blocks_retreat": settings.locked_blocks_retreat,
-                },
-                status="live",
-                locked=False,
-                rounds_played=0,
-                created_by=actor_id,
-                created_at=utcnow(),
+            record = dict((profiles["b"].sheets or {}).get(REFUSALS_KEY) or {})
+            seed = new_seed()
+            result = settle_challenge(
+                fighters["a"],
+                fighters["b"],
+                accepted,
+                units_in_contact,
+                leader_first_refusal=not record.get("refused_before", False),
+                dice=FairDice(seed, 0, 0),
             )
-            session.add(duel)
-            await session.flush()
-            view = duel_view(duel)
+            if result.declined and fighters["b"].sheet.get("leader"):
+                record["refused_before"] = True
+                profiles["b"].sheets = {**(profiles["b"].sheets or {}), REFUSALS_KEY: record}
+            duel = None
+            if result.duel:
+                duel = await self._start(
+                    session,
+                    guild_id,
+                    channel_id,
+                    actor_id,
+                    challenger,
+                    challenged,
+                    None,
+                    rules,
+                    None,
+                )
+            published = {
+                **result.to_dict(),
+                "challenger": {"user_id": challenger.user_id, "name": fighters["a"].name},
+                "challenged": {"user_id": challenged.user_id, "name": fighters["b"].name},
+                "seed": seed if result.roll is not None else None,
+                "commitment": commitment(seed) if result.roll is not None else None,
+                "duel_id": None if duel is None else duel.id,
+            }
             _enqueue(
                 session,
-                dedupe_key=f"duel_start:{duel.id}",
+                dedupe_key=f"challenge:{guild_id}:{seed[:32]}",
                 guild_id=guild_id,
-                duel_id=duel.id,
-                kind="duel_start",
+                duel_id=None if duel is None else duel.id,
+                kind="challenge",
                 target="channel",
-                target_id=view.post_channel_id,
+                target_id=channel_id,
                 on_behalf_of=actor_id,
-                payload={
-                    "duel_id": duel.id,
-                    "ruleset": duel.ruleset,
-                    "a": {"user_id": a.user_id, **state.to_dict()["a"]},
-                    "b": {"user_id": b.user_id, **state.to_dict()["b"]},
-                    "started_by": actor_id,
-                    "make_thread": self._defaults.thread_per_duel and thread_id is None,
-                },
+                payload=published,
             )
             queries.audit(
                 session,
                 guild_id=guild_id,
                 actor_id=actor_id,
-                action="duel.start",
-                duel_id=duel.id,
-                details={"a": a.user_id, "b": b.user_id, "stats": state.to_dict()},
+                action="challenge",
+                duel_id=None if duel is None else duel.id,
+                details=published,
             )
-            return view
+            return ChallengeOutcome(
+                outcome=result.outcome,
+                duel=duel,
+                leadership_lost=result.leadership_lost,
+                log=tuple(str(e) for e in result.log),
+            )
 
     async def attach_thread(self, *, duel_id: int, thread_id: int) -> DuelView:
         """Posts of this duel go to its thread from now on (config thread_per_duel)."""

@@ -202,3 +202,13 @@ class AuditView:
     duel_id: int | None
     details: dict[str, Any]
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeOutcome:
+    """A settled By This Axe challenge: accepted, forced or refused."""
+
+    outcome: str
+    duel: DuelView | None
+    leadership_lost: bool
+    log: tuple[str, ...]

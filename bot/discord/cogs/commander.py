@@ -200,6 +200,43 @@ class Commander(commands.Cog):
             ephemeral=True,
         )
 
+    @duel.command(
+        name="challenge",
+        description="By This Axe: settle a challenge (accepted, refused, or forced on 1-3)",
+    )
+    @app_commands.describe(
+        challenger="The challenging character's player",
+        challenged="The challenged character's player",
+        accepted="Did the challenged accept?",
+        contact="Are both characters' units in contact (a refusal can then be forced)?",
+    )
+    async def duel_challenge(
+        self,
+        interaction: discord.Interaction,
+        challenger: discord.Member,
+        challenged: discord.Member,
+        accepted: bool,
+        contact: bool = False,
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await require_commander(interaction)
+        outcome = await services_of(self.bot).duels.challenge(
+            guild_id=await require_guild(interaction),
+            channel_id=interaction.channel_id or 0,
+            actor_id=interaction.user.id,
+            challenger=member_ref(challenger),
+            challenged=member_ref(challenged),
+            accepted=accepted,
+            units_in_contact=contact,
+        )
+        wake_outbox(self.bot)
+        text = f"Challenge {outcome.outcome}."
+        if outcome.duel is not None:
+            text += f" Duel #{outcome.duel.id} started: open round 1 with `/round open`."
+        if outcome.leadership_lost:
+            text += f" {safe(challenged.display_name)} loses his leadership this turn."
+        await interaction.followup.send(text, ephemeral=True)
+
     @duel.command(name="list", description="List the live duels in this server")
     @app_commands.describe(include_ended="Also list duels that have ended")
     async def duel_list(
