@@ -93,3 +93,46 @@ async def test_a_whole_by_this_axe_duel(fake_discord: FakeDiscord, database: Dat
         assert any("Attack 2, Parry 2" in all_text(p) for p in posts)
         exported = await w.slash(w.commander, "duel", "export", duel=duel_id, format="json")
         assert exported.files and b"by-this-axe" in exported.files[0].data
+
+
+async def test_challenge_through_the_bot(fake_discord: FakeDiscord, database: Database) -> None:
+    fake = fake_discord
+    async with running_world(fake, database) as w:
+        for member, fields in ((w.ann, "character=hero"), (w.bob, "character=wizard leader=yes")):
+            await w.slash(
+                w.commander,
+                "sheet",
+                "set",
+                member=member.id,
+                ruleset="by-this-axe",
+                fields=fields,
+            )
+        reply = await w.slash(
+            w.commander,
+            "duel",
+            "challenge",
+            challenger=w.ann.id,
+            challenged=w.bob.id,
+            accepted=False,
+        )
+        assert "refused" in reply.content and "loses his leadership" in reply.content
+        posts = await fake.wait_for_messages(w.channel_id, 1, timeout=15)
+        assert "refused" in all_text(posts[-1]) and "leadership" in all_text(posts[-1])
+        reply = await w.slash(
+            w.commander,
+            "duel",
+            "challenge",
+            challenger=w.ann.id,
+            challenged=w.bob.id,
+            accepted=True,
+        )
+        assert "Duel #" in reply.content
+        refused = await w.slash(
+            w.outsider,
+            "duel",
+            "challenge",
+            challenger=w.ann.id,
+            challenged=w.bob.id,
+            accepted=True,
+        )
+        assert "commander" in refused.content.lower()
