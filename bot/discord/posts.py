@@ -91,12 +91,21 @@ def code(value: Any, limit: int = 100) -> str:
     return f"`{text if len(text) <= limit else text[: limit - 1] + ELLIPSIS}`"
 
 
+_BRACKET = re.compile(r"(\\*)\[")
+
+
+def escape_links(text: str) -> str:
+    """Escape every ``[`` that escape_markdown left bare (it escapes only the first of a
+    text such as ``[a] [link](http://x)``), so no masked link can render."""
+    return _BRACKET.sub(lambda m: m[1] + ("[" if len(m[1]) % 2 else "\\["), text)
+
+
 def safe(name: Any, limit: int = NAME_MAX) -> str:
     """A user-given name made inert: one line, Markdown and mentions escaped, bounded."""
     text = " ".join(str(name if name is not None else "").split()) or "?"
     if len(text) > limit:
         text = text[: limit - 1] + ELLIPSIS
-    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+    return discord.utils.escape_mentions(escape_links(discord.utils.escape_markdown(text)))
 
 
 def plain(name: Any, limit: int = NAME_MAX) -> str:

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import discord
 
+from bot.discord.posts import escape_links
 from bot.report import outcome_text
 from bot.rules.rule_2_14 import LABELS, MOVES
 from bot.services.views import (
@@ -28,7 +29,7 @@ COLOUR = discord.Colour.dark_red()
 def safe(text: str, limit: int = 100) -> str:
     """User-controlled text made inert: no markdown, no mentions, one line, bounded."""
     flat = " ".join(str(text).split())
-    flat = discord.utils.escape_mentions(discord.utils.escape_markdown(flat))
+    flat = discord.utils.escape_mentions(escape_links(discord.utils.escape_markdown(flat)))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

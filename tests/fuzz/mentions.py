@@ -9,8 +9,9 @@ from typing import Any
 
 from tests.fakediscord.models import RecordedRequest
 
-# a masked link [text](http://x) whose "[" is not escaped would render as a link
-MASKED_LINK = re.compile(r"(?<!\\)\[[^\[\]]*\]\(\s*<?https?:")
+# a masked link [text](http://x) whose "[" is not escaped (an even number of backslashes
+# before it) would render as a link
+MASKED_LINK = re.compile(r"(?<!\\)(?:\\\\)*\[[^\[\]]*\]\(\s*<?https?:")
 
 
 def message_bodies(requests: Iterable[RecordedRequest]) -> Iterator[tuple[RecordedRequest, Any]]:

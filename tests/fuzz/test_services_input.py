@@ -229,8 +229,9 @@ def rendered_parts(kind: str, payload: dict[str, Any]) -> list[str]:
     return parts
 
 
-# a masked link [text](http://x) whose "[" is not escaped would render as a link
-MASKED_LINK = re.compile(r"(?<!\\)\[[^\[\]]*\]\(\s*<?https?:")
+# a masked link [text](http://x) whose "[" is not escaped (an even number of backslashes
+# before it) would render as a link
+MASKED_LINK = re.compile(r"(?<!\\)(?:\\\\)*\[[^\[\]]*\]\(\s*<?https?:")
 
 
 def assert_inert(parts: list[str]) -> None:
@@ -243,16 +244,18 @@ def assert_inert(parts: list[str]) -> None:
 def check_reason(world: SyncWorld, name_a: str, name_b: str, reason: Any) -> None:
     async def go() -> None:
         duels = world.services.duels
-        if "duel" not in _live:
-            view = await duels.start_duel(
-                guild_id=GUILD,
-                channel_id=5,
-                actor_id=ACTOR,
-                a=MemberRef(P, name_a),
-                b=MemberRef(Q, name_b),
+        if "duel" in _live:  # a duel left live by a refused reason: end it first
+            await duels.end_duel(
+                duel_id=_live.pop("duel"), guild_id=GUILD, actor_id=ACTOR, reason="reset"
             )
-            _live["duel"] = view.id
-        duel_id = _live["duel"]
+        view = await duels.start_duel(
+            guild_id=GUILD,
+            channel_id=5,
+            actor_id=ACTOR,
+            a=MemberRef(P, name_a),
+            b=MemberRef(Q, name_b),
+        )
+        _live["duel"] = duel_id = view.id
         try:
             view = await duels.end_duel(
                 duel_id=duel_id, guild_id=GUILD, actor_id=ACTOR, reason=reason
@@ -290,6 +293,7 @@ names = hostile_text.filter(no_surrogates)
 @budget.fast()
 @given(name_a=names, name_b=names, reason=reasons)
 @example(name_a="@everyone", name_b="<@&123456789012345678>", reason="**bold** [link](http://x)")
+@example(name_a="[a] [link](http://x)", name_b="\\[b [c](https://y)", reason="[x] [y](http://z)")
 @example(name_a="\u202eevil", name_b="`code`", reason="@here `x` \u200b")
 def test_names_and_reasons(world: SyncWorld, name_a: str, name_b: str, reason: Any) -> None:
     check_reason(world, name_a, name_b, reason)
