@@ -159,6 +159,42 @@ class Ruleset(ABC):
     ) -> RoundResult:
         """Adjudicate one round. Pure: same inputs and dice give the same result."""
 
+    # -- multi-step rulesets ---------------------------------------------------------------
+    # A ruleset whose duel is a sequence of steps (who must choose, in secret or in the
+    # open, changes from step to step) overrides these. The defaults describe rule 2.14 and
+    # By This Axe: both sides choose in secret every round, nothing is told privately, the
+    # whole result is public, and a commander opens every round.
+
+    #: True: when a step closes and the duel goes on, the services open the next step at
+    #: once (and close a step as soon as every awaited side has chosen).
+    auto_advance: bool = False
+
+    def awaiting_sides(self, state: Any) -> tuple[Side, ...]:
+        """The sides that must choose in the next round (step), in order."""
+        return SIDES
+
+    def is_secret(self, state: Any) -> bool:
+        """True when the next round's choices are secret until it closes."""
+        return True
+
+    def private_notes(self, result: RoundResult) -> dict[Side, list[str]]:
+        """What only one duellist may learn from a round (sent by DM, never published)."""
+        return {}
+
+    def public_result(self, result: dict[str, Any]) -> dict[str, Any]:
+        """``result.to_dict()`` as it may be stored and published (secrets removed while the
+        duel runs)."""
+        return result
+
+    def prompt(self, state: Any, side: Side) -> str | None:
+        """What a DM prompt asks of ``side`` in the next round (None: the generic text)."""
+        return None
+
+    def sheet_updates(self, final_state: Any) -> dict[Side, dict[str, Any]]:
+        """Sheet fields the duel changed, per side, to write back to the profiles at the
+        end."""
+        return {}
+
     def roll_classes(self, sides: int, purpose: str) -> list[tuple[int, int]]:
         """Groups of die faces the rules cannot tell apart: (representative, count).
 

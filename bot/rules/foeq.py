@@ -263,6 +263,8 @@ def _check_slots(value: object) -> tuple[int, ...]:
     """Spell slots available per level 1..9: a list of counts (level 1 first, shorter
     lists padded with 0) or a mapping {level: count}."""
     counts = [0] * LEVELS
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]  # `spell_slots=4` typed in a slash option: four level-1 slots
     if isinstance(value, Mapping):
         for key, count in value.items():
             try:
@@ -288,6 +290,8 @@ def _check_slots(value: object) -> tuple[int, ...]:
 def _check_levels(value: object) -> tuple[int, ...]:
     if value is None:
         return ()
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
     if not isinstance(value, list | tuple):
         raise InvalidStats("free_cast_levels must be a list of spell levels 1 to 9.")
     return tuple(sorted({_check_int("free_cast_levels", v, 1, LEVELS) for v in value}))
@@ -780,6 +784,76 @@ def default_consequence(stake: str | None) -> str:
 
 def _d(n: int) -> str:
     return f"{n} {'die' if n == 1 else 'dice'}"
+
+
+#: Corner fields that are public while the duel runs (the dice are rolled in the open and
+#: the Moves declared in the open); stake, style and slot are not.
+_PUBLIC_CORNER_KEYS = frozenset(
+    {"trick", "fault", "move", "initiative", "attack", "trick_dice", "fault_dice"}
+)
+
+
+def _as_state(state: Any) -> FoeqState:
+    if isinstance(state, FoeqState):
+        return state
+    if isinstance(state, Mapping):
+        return FoeqState.from_dict(state)
+    raise InvalidRoundInput("A FoEQ duel state is needed.")
+
+
+def step_prompt(state: FoeqState, side: Side) -> str | None:
+    """What the next step asks of ``side``, for the DM prompt (None: nothing is asked)."""
+    if side not in state.awaiting:
+        return None
+    me, other = state.duellist(side), state.duellist(other_side(side))
+    them = other.name or f"Duellist {other_side(side).upper()}"
+    if state.phase == SETUP:
+        levels = ", ".join(str(n) for n in me.slot_levels())
+        return (
+            "Setup: choose your true stake, style and slot, e.g. `death quick 3`. "
+            f"The public stake is {STAKE_LABELS[state.public_stake]}; your true stake is "
+            "pride, first_blood or death; your Style steadfast, quick, overwhelming, weird or "
+            f"disruptive; your spell slot level one of {levels} (0 = cantrip). "
+            "All three stay secret until the Shot (the stake until the end)."
+        )
+    if state.phase == STARE_FIRST:
+        return (
+            f"The Stare, round {state.stare_round}, First Declaration: you have the lower "
+            f"Initiative, so you declare your Move first, in the open (e.g. `bluff`, `eye`, "
+            f"`sage`). {them} declares after you."
+        )
+    if state.phase == STARE_SECOND:
+        first = state.corner(other_side(side)).move
+        declared = STARE[first].label if first in STARE else "no Move"
+        return (
+            f"The Stare, round {state.stare_round}, Second Declaration: {them} declared "
+            f"**{declared}**. Declare your Move, in the open (e.g. `bluff`, `eye`, `sage`)."
+        )
+    if state.phase == STARE_STYLE:
+        current = STYLE_LABELS[state.corner(side).style or STEADFAST]
+        return (
+            f"The Stare, round {state.stare_round}: you may change your Style (now "
+            f"{current}). Say `keep`, or the Style to change to. Your decision stays secret."
+        )
+    if state.phase == SHOT_TWIST:
+        pool = twist_pool(state, side)
+        dice = ""
+        if pool is not None:
+            kind, owner, values = pool
+            whose = "your" if owner == side else f"{them}'s"
+            dice = f" You may reroll one of {whose} {kind.capitalize()} dice: " + ", ".join(
+                f"#{i} ({v})" for i, v in enumerate(values, start=1)
+            ) + "."
+        return (
+            "The Shot, Strategic Twist: choose which die to reroll (e.g. `reroll trick 1`), "
+            f"or `none`.{dice}"
+        )
+    if state.phase == SCORE_CHOICE:
+        options = ", ".join(f"`{c}`" for c in consequence_options(state, side))
+        return (
+            f"The Score: you won the Shot. Choose the consequence {them} faces: {options}."
+        )
+    return None
 
 
 # -- one step ----------------------------------------------------------------------------
@@ -1416,9 +1490,9 @@ class _Step:
 class FoeqSpellDuel(Ruleset):
     id = RULESET_ID
     title = "FoEQ spell duel"
-    # The multi-step flow (secret setup, public declarations, private notes) is not wired
-    # into the bot yet: see docs/rules/foeq-spell-duel.md.
-    playable = False
+    # The bot runs it end to end: one round per step, opened automatically (auto_advance),
+    # secret steps by DM, private notes by DM: see docs/rules/foeq-spell-duel.md.
+    playable = True
 
     sheet_fields = (
         SheetField("initiative", "int", "Initiative modifier", MOD_MIN, MOD_MAX, default=0),
@@ -1455,15 +1529,64 @@ class FoeqSpellDuel(Ruleset):
         ),
     )
 
-    # -- the step machine's helpers -------------------------------------------------------
-    def awaiting_sides(self, state: FoeqState) -> tuple[Side, ...]:
-        return awaiting_sides(state)
+    # -- the step machine's helpers (the generic Ruleset hooks the services use) ---------
+    auto_advance = True
 
-    def is_secret(self, state: FoeqState) -> bool:
-        return is_secret(state)
+    def awaiting_sides(self, state: Any) -> tuple[Side, ...]:
+        return awaiting_sides(_as_state(state))
+
+    def is_secret(self, state: Any) -> bool:
+        return is_secret(_as_state(state))
 
     def private_notes(self, result: RoundResult) -> dict[Side, list[str]]:
         return private_notes(result)
+
+    def public_result(self, result: dict[str, Any]) -> dict[str, Any]:
+        """While the duel runs, the stored/published result's state keeps only what is
+        public: the duellists' sheets (no secrets), the phase and who is awaited, and each
+        corner's dice and declared Move; never the true stakes, Styles, slots or notes.
+        The result that ends the duel is published whole (everything is revealed)."""
+        if result.get("ended"):
+            return result
+        state = result.get("state")
+        if not isinstance(state, Mapping):
+            return result
+        raw = state.get("corners")
+        corners: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        public_state: dict[str, Any] = {
+            key: state[key]
+            for key in (
+                "a", "b", "public_stake", "challenger", "phase", "awaiting", "public",
+                "stare_round", "step", "ended", "winner",
+            )
+            if key in state
+        }
+        public_state["corners"] = {
+            side: {
+                key: value
+                for key, value in dict(corners.get(side) or {}).items()
+                if key in _PUBLIC_CORNER_KEYS
+            }
+            for side in SIDES
+        }
+        return {**result, "state": public_state}
+
+    def prompt(self, state: Any, side: Side) -> str | None:
+        return step_prompt(_as_state(state), side)
+
+    def sheet_updates(self, final_state: Any) -> dict[Side, dict[str, Any]]:
+        """The resources the duel changed (HP, Hit Dice, spell slots), once it has ended."""
+        state = _as_state(final_state)
+        if not state.ended:
+            return {}
+        return {
+            side: {
+                "hp": state.duellist(side).hp,
+                "hit_dice": state.duellist(side).hit_dice,
+                "spell_slots": list(state.duellist(side).spell_slots),
+            }
+            for side in SIDES
+        }
 
     def setup_parts(self, state: FoeqState, side: Side) -> dict[str, tuple[MoveSpec, ...]]:
         """The setup choice in three parts (for three select menus): compose the id with

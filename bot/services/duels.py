@@ -523,71 +523,90 @@ class DuelService:
                     f"Round {current.number} of duel #{duel.id} is still open: close it with "
                     f"`/round close duel:{duel.id}` before opening another."
                 )
-            number = await queries.last_round_number(session, duel.id) + 1
-            seed = new_seed()
-            rnd = Round(
-                duel_id=duel.id,
-                number=number,
-                status="open",
-                opened_by=actor_id,
-                opened_at=now,
-                deadline=deadline,
-                reminders_sent={},
-                seed=seed,
-                commitment=commitment(seed),
-                state_before=dict(duel.state),
-            )
-            session.add(rnd)
-            await session.flush()
-            view = duel_view(duel, rnd, set())
-            base = {
-                "duel_id": duel.id,
-                "round_no": number,
-                "commitment": rnd.commitment,
-                "deadline": _iso(deadline),
-                "a": {"user_id": duel.a_user_id, "name": view.a.name},
-                "b": {"user_id": duel.b_user_id, "name": view.b.name},
-                "ruleset": duel.ruleset,
-                "opened_by": actor_id,
+            return await self._open(session, duel, actor_id, deadline)
+
+    async def _open(
+        self, session: AsyncSession, duel: Duel, actor_id: int, deadline: datetime | None
+    ) -> RoundOpened:
+        """Open the duel's next round (a step, for a multi-step ruleset): a fresh seed whose
+        commitment is published, and DM prompts to the sides the ruleset awaits."""
+        now = utcnow()
+        rules = _ruleset(duel.ruleset)
+        current = rules.state_from_dict(duel.state)
+        awaiting = rules.awaiting_sides(current)
+        number = await queries.last_round_number(session, duel.id) + 1
+        seed = new_seed()
+        rnd = Round(
+            duel_id=duel.id,
+            number=number,
+            status="open",
+            opened_by=actor_id,
+            opened_at=now,
+            deadline=deadline,
+            reminders_sent={},
+            seed=seed,
+            commitment=commitment(seed),
+            state_before=dict(duel.state),
+        )
+        session.add(rnd)
+        await session.flush()
+        view = duel_view(duel, rnd, set())
+        base = {
+            "duel_id": duel.id,
+            "round_no": number,
+            "commitment": rnd.commitment,
+            "deadline": _iso(deadline),
+            "a": {"user_id": duel.a_user_id, "name": view.a.name},
+            "b": {"user_id": duel.b_user_id, "name": view.b.name},
+            "ruleset": duel.ruleset,
+            "opened_by": actor_id,
+        }
+        channel_payload: dict[str, Any] = dict(base)
+        if tuple(awaiting) != ("a", "b"):
+            channel_payload["awaiting"] = list(awaiting)
+        _enqueue(
+            session,
+            dedupe_key=f"round_open:{rnd.id}",
+            guild_id=duel.guild_id,
+            duel_id=duel.id,
+            kind="round_open",
+            target="channel",
+            target_id=view.post_channel_id,
+            on_behalf_of=actor_id,
+            payload=channel_payload,
+        )
+        for side in awaiting:
+            me = view.duellist(side)
+            payload: dict[str, Any] = {
+                **base,
+                "side": side,
+                "channel_id": view.post_channel_id,
+                "moves": legal_moves(duel.ruleset, duel.state, side),
             }
+            prompt = rules.prompt(current, side)
+            if prompt is not None:
+                payload["prompt"] = prompt
+                payload["secret"] = rules.is_secret(current)
             _enqueue(
                 session,
-                dedupe_key=f"round_open:{rnd.id}",
+                dedupe_key=f"round_dm:{rnd.id}:{side}",
                 guild_id=duel.guild_id,
                 duel_id=duel.id,
-                kind="round_open",
-                target="channel",
-                target_id=view.post_channel_id,
+                kind="round_dm",
+                target="user",
+                target_id=me.user_id,
                 on_behalf_of=actor_id,
-                payload=base,
+                payload=payload,
             )
-            for side in ("a", "b"):
-                me = view.duellist(side)
-                _enqueue(
-                    session,
-                    dedupe_key=f"round_dm:{rnd.id}:{side}",
-                    guild_id=duel.guild_id,
-                    duel_id=duel.id,
-                    kind="round_dm",
-                    target="user",
-                    target_id=me.user_id,
-                    on_behalf_of=actor_id,
-                    payload={
-                        **base,
-                        "side": side,
-                        "channel_id": view.post_channel_id,
-                        "moves": legal_moves(duel.ruleset, duel.state, side),
-                    },
-                )
-            queries.audit(
-                session,
-                guild_id=duel.guild_id,
-                actor_id=actor_id,
-                action="round.open",
-                duel_id=duel.id,
-                details={"round": number, "commitment": rnd.commitment, "deadline": _iso(deadline)},
-            )
-            return RoundOpened(view, number, rnd.commitment, deadline)
+        queries.audit(
+            session,
+            guild_id=duel.guild_id,
+            actor_id=actor_id,
+            action="round.open",
+            duel_id=duel.id,
+            details={"round": number, "commitment": rnd.commitment, "deadline": _iso(deadline)},
+        )
+        return RoundOpened(view, number, rnd.commitment, deadline)
 
     async def submit_move(
         self,
@@ -610,12 +629,19 @@ class DuelService:
             if side is None:
                 raise NotAllowed(f"You are not a duellist in duel #{duel.id}.")
             ruleset = _ruleset(duel.ruleset)
-            try:
-                move_id = ruleset.parse_choice(
-                    move,
-                    ruleset.state_from_dict(duel.state),
-                    side,  # type: ignore[arg-type]
+            state = ruleset.state_from_dict(duel.state)
+            awaiting = ruleset.awaiting_sides(state)
+            if duel.status == "live" and side not in awaiting:
+                waiting = " and ".join(
+                    clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
+                    for s in awaiting
                 )
+                raise NotAllowed(
+                    f"It is not your turn to choose in duel #{duel.id}: waiting for "
+                    f"{waiting or 'nobody'}."
+                )
+            try:
+                move_id = ruleset.parse_choice(move, state, side)  # type: ignore[arg-type]
             except RulesError as exc:
                 raise InvalidInput(exc.message) from None
             rnd = await queries.open_round(session, duel.id, lock=True)
@@ -664,7 +690,12 @@ class DuelService:
             await session.flush()
             other = "b" if side == "a" else "a"
             closed = None
-            if self._defaults.close_when_all_submitted:
+            if ruleset.auto_advance:
+                # A step closes as soon as every awaited side has chosen (and the next opens).
+                sides = await queries.current_submissions(session, rnd.id)
+                if set(awaiting) <= set(sides):
+                    closed = await self._close(session, duel, rnd, None, "all_submitted")
+            elif self._defaults.close_when_all_submitted:
                 sides = await queries.current_submissions(session, rnd.id)
                 if set(sides) == {"a", "b"}:
                     closed = await self._close(session, duel, rnd, None, "all_submitted")
@@ -685,6 +716,14 @@ class DuelService:
         found = await queries.open_rounds_of_user(session, user_id)
         if not found:
             raise NotFound("You have no open round to move in right now.")
+        # A multi-step duel waiting for the other side is not where this move goes.
+        mine = [
+            (d, r)
+            for d, r in found
+            if ("a" if d.a_user_id == user_id else "b")
+            in _ruleset(d.ruleset).awaiting_sides(_ruleset(d.ruleset).state_from_dict(d.state))
+        ]
+        found = mine or found
         if len(found) > 1:
             listing = ", ".join(
                 f"#{d.id} vs {d.state['b' if d.a_user_id == user_id else 'a']['name']}"
@@ -734,9 +773,18 @@ class DuelService:
             ruleset.make_options(used),
         )
         now = utcnow()
-        stored = result.to_dict()
+        # While the duel runs, a multi-step ruleset's state holds secrets: the stored and
+        # published result carries only its public part (the full state is duel.state).
+        stored = ruleset.public_result(result.to_dict())
         stored["options"] = used
-        stored["labels"] = {s: ruleset.choice_label(choices[s]) for s in ("a", "b")}
+        # A secret step's result masks its choices: the labels follow the result, never the
+        # submissions.
+        stored["labels"] = {
+            s: ruleset.choice_label(
+                choices[s] if result.choices.get(s) == choices[s] else result.choices.get(s)
+            )
+            for s in ("a", "b")
+        }
         stored["via"] = {s: submissions[s].via for s in submissions}
         rnd.status = "closed"
         rnd.closed_by = actor_id
@@ -786,9 +834,83 @@ class DuelService:
             duel_id=duel.id,
             details={"round": rnd.number, "outcome": result.outcome, "reason": reason},
         )
+        for side, notes in ruleset.private_notes(result).items():
+            if not notes:
+                continue
+            # What only this duellist may learn: a DM to them, never in a channel post, the
+            # stored result or the log.
+            _enqueue(
+                session,
+                dedupe_key=f"private_note:{rnd.id}:{side}",
+                guild_id=duel.guild_id,
+                duel_id=duel.id,
+                kind="private_note",
+                target="user",
+                target_id=duel.a_user_id if side == "a" else duel.b_user_id,
+                on_behalf_of=on_behalf_of,
+                payload={
+                    "duel_id": duel.id,
+                    "round_no": rnd.number,
+                    "side": side,
+                    "ruleset": duel.ruleset,
+                    "opponent": stored["state"]["b" if side == "a" else "a"]["name"],
+                    "notes": list(notes),
+                },
+            )
+        if result.ended:
+            await self._write_back_sheets(session, duel, ruleset, result.state, on_behalf_of)
+        elif ruleset.auto_advance:
+            # The next step opens at once, with its own seed; a step with a deadline is
+            # followed by one of the same length.
+            deadline = None
+            if rnd.deadline is not None and rnd.opened_at is not None:
+                deadline = now + (rnd.deadline - rnd.opened_at)
+            await self._open(session, duel, on_behalf_of, deadline)
         return RoundClosed(
             view, rnd.number, result.outcome, stored, rnd.seed, rnd.commitment, actor_id, reason
         )
+
+    async def _write_back_sheets(
+        self,
+        session: AsyncSession,
+        duel: Duel,
+        ruleset: Ruleset,
+        final_state: Any,
+        actor_id: int,
+    ) -> None:
+        """The sheet fields the duel changed (FoEQ: HP, Hit Dice, spell slots) are written
+        back to the duellists' profiles, audited."""
+        for side, updates in ruleset.sheet_updates(final_state).items():
+            if not updates:
+                continue
+            user_id = duel.a_user_id if side == "a" else duel.b_user_id
+            stmt = (
+                select(DuellistProfile)
+                .where(
+                    DuellistProfile.guild_id == duel.guild_id,
+                    DuellistProfile.user_id == user_id,
+                )
+                .with_for_update()
+            )
+            profile = (await session.execute(stmt)).scalar_one_or_none()
+            if profile is None:
+                continue
+            before = dict((profile.sheets or {}).get(ruleset.id) or {})
+            after = {**before, **updates}
+            profile.sheets = {**(profile.sheets or {}), ruleset.id: after}
+            queries.audit(
+                session,
+                guild_id=duel.guild_id,
+                actor_id=actor_id,
+                action="sheet.update",
+                duel_id=duel.id,
+                details={
+                    "user_id": user_id,
+                    "ruleset": ruleset.id,
+                    "before": {k: before.get(k) for k in updates},
+                    "after": dict(updates),
+                },
+            )
 
     async def end_duel(
         self, *, duel_id: int, guild_id: int | None, actor_id: int, reason: str

@@ -16,6 +16,7 @@ from sqlalchemy import select
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, OutboxPost, Round, utcnow
+from bot.rules.base import get_ruleset
 from bot.services.duels import legal_moves
 
 
@@ -87,9 +88,11 @@ class SchedulerService:
                     sent[str(int(offset.total_seconds()))] = now.isoformat()
                 rnd.reminders_sent = sent
                 moved = set((await queries.current_submissions(session, rnd.id)).keys())
+                rules = get_ruleset(duel.ruleset)
+                awaiting = rules.awaiting_sides(rules.state_from_dict(duel.state))
                 label = min(due)
                 for side, user_id in (("a", duel.a_user_id), ("b", duel.b_user_id)):
-                    if side in moved:
+                    if side in moved or side not in awaiting:
                         continue
                     other = "b" if side == "a" else "a"
                     session.add(
