@@ -99,6 +99,18 @@ def outcome_text(outcome: str, a_name: str, b_name: str) -> str:
         "both_defeated": "Both duellists are defeated",
         "both_flee": "Both duellists flee; the duel ends with no winner",
         "continue": "The duel goes on",
+        # FoEQ spell duel steps (docs/rules/foeq-spell-duel.md)
+        "setup": "Stakes, Styles and spell slots chosen in secret; the Stare begins",
+        "declared": "A Move is declared",
+        "stare_a": f"{a_name} wins this round of the Stare",
+        "stare_b": f"{b_name} wins this round of the Stare",
+        "stare_none": "Nobody declared a Move this round of the Stare",
+        "style_decided": "A Style decision was made in secret",
+        "twist": "A Strategic Twist is resolved",
+        "shot_a": f"{a_name} wins the Shot; the Score awaits their choice",
+        "shot_b": f"{b_name} wins the Shot; the Score awaits their choice",
+        "tie": "The Shot is a tie: both duellists suffer the stakes",
+        "no_winner": "Both duellists forfeited; the duel ends with no winner",
     }
     return texts.get(outcome, outcome)
 

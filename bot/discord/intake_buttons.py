@@ -12,7 +12,12 @@ from bot.discord.client import services_of
 from bot.discord.errors import reply_ephemeral, user_message
 from bot.discord.render import receipt_text
 
-TEMPLATE = r"duelbot:move:(?P<duel_id>[0-9]{1,12}):(?P<round_no>[0-9]{1,6}):(?P<move>[a-z_]{1,32})"
+# Move ids: rule 2.14's words, and multi-step ids such as FoEQ's
+# ``stake=death;style=quick;slot=0`` or ``reroll:trick:1`` (custom ids stay under 100).
+TEMPLATE = (
+    r"duelbot:move:(?P<duel_id>[0-9]{1,12}):(?P<round_no>[0-9]{1,6}):"
+    r"(?P<move>[a-z0-9_=;:]{1,48})"
+)
 
 
 class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):

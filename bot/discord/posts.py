@@ -310,14 +310,23 @@ def round_open(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
         if deadline is not None
         else "No deadline: a commander closes the round."
     )
-    embed = discord.Embed(
-        title=f"{_duel_ref(payload)}, round {round_no} is open: {a} vs {b}",
-        description=(
-            f"{when}\n\n"
+    awaiting = payload.get("awaiting")
+    if isinstance(awaiting, list):
+        # A step of a multi-step duel (FoEQ): only the awaited duellists choose now.
+        who = " and ".join(_name(payload, s) for s in awaiting if s in ("a", "b")) or "nobody"
+        how = (
+            f"Waiting for {who}: the bot has sent the choice by DM (or use "
+            f"`/move duel:{payload.get('duel_id', '?')}` here)."
+        )
+    else:
+        how = (
             "Duellists: send your move to the bot by DM (use the buttons in its message, or "
             f"type the move), or use `/move duel:{payload.get('duel_id', '?')}` here. Moves stay "
             "secret until the round closes."
-        ),
+        )
+    embed = discord.Embed(
+        title=f"{_duel_ref(payload)}, round {round_no} is open: {a} vs {b}",
+        description=f"{when}\n\n{how}",
         colour=COLOUR_INFO,
     )
     embed.add_field(
@@ -330,10 +339,16 @@ def round_open(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
     return (content if mentions else None), [embed]
 
 
+_RULESET_NAMES = {
+    "rule-2.14": "rule 2.14",
+    "by-this-axe": "By This Axe",
+    "foeq-spell-duel": "FoEQ p20",
+}
+
 _REASONS = {
     "deadline": "closed automatically at the deadline",
     "commander": "closed by a commander",
-    "all_submitted": "closed when both duellists had moved",
+    "all_submitted": "closed when every awaited duellist had chosen",
 }
 
 
@@ -379,7 +394,9 @@ def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
 
     raw_log = data.get("log")
     log_lines = [f"• {safe(line, 900)}" for line in (raw_log if isinstance(raw_log, list) else [])]
-    for name, value in _line_fields("Adjudication (rule 2.14)", log_lines or ["—"], 3):
+    for name, value in _line_fields(
+        f"Adjudication ({_RULESET_NAMES.get(ruleset, ruleset)})", log_lines or ["—"], 3
+    ):
         embed.add_field(name=name, value=value, inline=False)
 
     ended = bool(payload.get("ended", data.get("ended")))
@@ -533,6 +550,24 @@ def _example_move(payload: Mapping[str, Any]) -> str:
 def dm_prompt(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
     duel_id = payload.get("duel_id", "?")
     round_no = payload.get("round_no", "?")
+    prompt = payload.get("prompt")
+    if isinstance(prompt, str) and prompt:
+        # A step of a multi-step duel (FoEQ): the ruleset says what is asked.
+        secrecy = (
+            "Your choice stays secret."
+            if payload.get("secret")
+            else "This choice is made in the open: it is shown in the result."
+        )
+        embed = discord.Embed(
+            title=f"Duel #{duel_id}, step {round_no}: your choice",
+            description=(
+                f"You are duelling **{_opponent(payload)}**.\n{_deadline_text(payload)}\n\n"
+                f"{truncate(prompt, 1500)}\n\n{_how_to_move(payload)} (or put the duel "
+                f"first if you are in several duels: `#{duel_id} ...`). {secrecy}"
+            ),
+            colour=COLOUR_INFO,
+        )
+        return None, [embed]
     embed = discord.Embed(
         title=f"Duel #{duel_id}, round {round_no}: your move",
         description=(
@@ -562,6 +597,25 @@ def reminder(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed
     return None, [embed]
 
 
+def private_note(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
+    """What only this duellist may learn from a step (their secret choices confirmed, the
+    opponent's Style learnt...). A DM, never a channel post."""
+    duel_id = payload.get("duel_id", "?")
+    notes = payload.get("notes")
+    lines = [f"• {truncate(str(n), 500)}" for n in notes] if isinstance(notes, list) else []
+    embed = discord.Embed(
+        title=f"Duel #{duel_id}, step {payload.get('round_no', '?')}: for your eyes only",
+        description="\n".join(lines) or "—",
+        colour=COLOUR_INFO,
+    )
+    embed.add_field(
+        name="Secret",
+        value=f"Only you receive this; **{_opponent(payload)}** and the channel do not.",
+        inline=False,
+    )
+    return None, [embed]
+
+
 RENDERERS = {
     "duel_start": duel_start,
     "round_open": round_open,
@@ -572,6 +626,7 @@ RENDERERS = {
     "challenge": challenge,
     "round_dm": dm_prompt,
     "reminder_dm": reminder,
+    "private_note": private_note,
 }
 
 

@@ -1,6 +1,7 @@
 """Parsing a duellist sheet typed into a slash option (pure).
 
-Forms: JSON (`{"character": "hero", "armor_save": 5}`) or `key=value` pairs separated by
+Forms: JSON (`{"character": "hero", "armor_save": 5}`), a small TOML sheet (one
+`key = value` per line; a table such as `[sheet]` is flattened), or `key=value` pairs separated by
 spaces or semicolons (`character=hero armor_save=5 schools=illusion,necromancy`). Numbers
 become ints, true/false become booleans, a comma makes a list. The ruleset validates."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from typing import Any
 
 from bot.services.errors import InvalidInput
@@ -18,6 +20,8 @@ _PAIR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,40})\s*[=:]\s*(.*)$")
 
 def _value(raw: str) -> Any:
     text = raw.strip().strip("\"'")
+    if text.startswith("[") and text.endswith("]"):  # spell_slots=[2, 1]
+        return [_value(part) for part in text[1:-1].split(",") if part.strip()]
     if "," in text:
         return [_value(part) for part in text.split(",") if part.strip()]
     if re.fullmatch(r"[+-]?\d{1,9}", text):
@@ -43,6 +47,19 @@ def parse_sheet_fields(text: str) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise InvalidInput("A JSON sheet must be an object of fields.")
         return data
+    if "\n" in raw:
+        # A small TOML sheet (`hp_max = 20` one per line, `[sheet]` tables flattened).
+        try:
+            table = tomllib.loads(raw)
+        except tomllib.TOMLDecodeError as exc:
+            raise InvalidInput(f"The sheet is not valid TOML: {exc}.") from None
+        flat: dict[str, Any] = {}
+        for key, value in table.items():
+            if isinstance(value, dict):
+                flat.update(value)
+            else:
+                flat[key] = value
+        return flat
     fields: dict[str, Any] = {}
     for chunk in re.split(r"[;\s]+(?=[A-Za-z_][A-Za-z0-9_]*\s*[=:])", raw):
         chunk = chunk.strip().strip(";")

@@ -380,9 +380,10 @@ class Workers(commands.Cog):
     # -- direct messages ------------------------------------------------------------------
 
     async def _still_relevant(self, post: OutboxItem) -> None:
-        """Skip prompts for a round that has closed, and reminders to who has moved since."""
+        """Skip prompts for a round that has closed, and reminders to who has moved since.
+        A private note is about a step that has closed: it always goes out."""
         duel_id = post.payload.get("duel_id")
-        if duel_id is None:
+        if duel_id is None or post.kind == "private_note":
             return
         status = await self.services.duels.round_status(int(duel_id))
         if not status.is_open or status.round_no != post.payload.get("round_no"):
