@@ -58,6 +58,7 @@ round close                  commander commander allow     allow    allow      c
 round undo                   commander commander allow     allow    allow      commander server
 round open                   commander commander allow     allow    allow      commander server
 duel start                   commander commander allow     allow    allow      commander allow
+duel challenge               commander commander allow     allow    allow      commander allow
 duel end                     commander commander allow     allow    allow      commander server
 """
 
@@ -130,6 +131,11 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[Ctx], dict[str, Any]]]] = {
     "/round undo": ("round", "undo", lambda c: {"duel": c.duel_id}),
     "/round open": ("round", "open", lambda c: {"duel": c.duel_id}),
     "/duel start": ("duel", "start", lambda c: {"a": c.a, "b": c.b}),
+    "/duel challenge": (
+        "duel",
+        "challenge",
+        lambda c: {"challenger": c.a, "challenged": c.b, "accepted": False},
+    ),
     "/duel end": ("duel", "end", lambda c: {"duel": c.duel_id, "reason": "matrix test"}),
 }
 assert set(COMMANDS) | {"move button"} == set(EXPECTED)
