@@ -52,7 +52,7 @@ def receipt_text(receipt: SubmissionReceipt) -> str:
         head = f"Move received: **{receipt.move_label}** for {where}."
     lines = [head, f"Deadline: {deadline_text(receipt.deadline)}."]
     if receipt.closed is not None:
-        lines.append("Both moves are in: the round has closed and the result is being posted.")
+        lines.append("All moves are in: the round has closed and the result is being posted.")
     else:
         lines.append("Your move stays secret until the round closes.")
     return "\n".join(lines)
