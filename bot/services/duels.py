@@ -218,6 +218,16 @@ class DuelService:
                 )
             return found
 
+    async def choices_for(self, duel_id: int, user_id: int) -> list[dict[str, str]]:
+        """The legal choices of ``user_id`` in the duel now (for /move autocomplete): none
+        when they are not a duellist or not awaited."""
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, None)
+            side = "a" if duel.a_user_id == user_id else "b" if duel.b_user_id == user_id else None
+            if side is None or duel.status != "live":
+                return []
+            return legal_moves(duel.ruleset, duel.state, side)
+
     async def round_status(self, duel_id: int, guild_id: int | None = None) -> RoundStatus:
         """Who has moved in the open round: never what, and never when."""
         async with self._db.transaction() as session:

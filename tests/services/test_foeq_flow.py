@@ -122,6 +122,10 @@ async def play(
             if r.payload["round_no"] == open_no
         ]
         assert sorted(dms) == sorted(awaiting), (state["phase"], dms)
+        # /move autocomplete: the awaited side's legal choices, nothing for the other
+        for side in ("a", "b"):
+            listed = await services.duels.choices_for(duel_id, USERS[side])
+            assert bool(listed) == (side in awaiting)
         if len(awaiting) == 1:
             wrong = OTHER[awaiting[0]]
             before = len(await submissions(db))

@@ -43,8 +43,14 @@ async def move_autocomplete(
     moves: tuple[MoveSpec, ...] = MOVES
     if isinstance(duel_id, int):
         try:
-            duel = await services_of(interaction.client).duels.get_duel(duel_id)
-            moves = get_ruleset(duel.ruleset).moves()
+            duels = services_of(interaction.client).duels
+            # What this duellist may choose now (a FoEQ step's phase), else the ruleset's.
+            legal = await duels.choices_for(duel_id, interaction.user.id)
+            if legal:
+                moves = tuple(MoveSpec(m["id"], m["label"], "move") for m in legal)
+            else:
+                duel = await duels.get_duel(duel_id)
+                moves = get_ruleset(duel.ruleset).moves()
         except Exception:  # autocomplete is a hint: fall back to rule 2.14's moves
             moves = MOVES
     wanted = current.strip().casefold()
