@@ -198,7 +198,8 @@ async def test_postgres_unavailable_then_back(
 def hold_exclusive_lock(
     path: Path, seconds: float, started: asyncio.Event, loop: asyncio.AbstractEventLoop
 ) -> None:
-    conn = sqlite3.connect(path, isolation_level=None, timeout=0)
+    # Wait for the bot's own short write transactions (the outbox poll) to let go first.
+    conn = sqlite3.connect(path, isolation_level=None, timeout=15)
     try:
         conn.execute("BEGIN EXCLUSIVE")
         loop.call_soon_threadsafe(started.set)
@@ -227,7 +228,7 @@ async def test_sqlite_locked_by_another_writer(
             loop = asyncio.get_running_loop()
             started = asyncio.Event()
             holder = loop.run_in_executor(None, hold_exclusive_lock, path, held, started, loop)
-            await started.wait()
+            await asyncio.wait_for(started.wait(), timeout=20)
             seen = await attempt_all(w, duel_id)
             await holder
             report(f"sqlite locked {held:.0f} s (busy timeout {SQLITE_BUSY_TIMEOUT:.0f} s)", seen)
