@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -28,6 +28,25 @@ async def duel_for_update(session: AsyncSession, duel_id: int) -> Duel | None:
 
 async def duel(session: AsyncSession, duel_id: int) -> Duel | None:
     return await session.get(Duel, duel_id)
+
+
+async def duel_and_open_round_for_update(
+    session: AsyncSession, duel_id: int
+) -> tuple[Duel, Round] | None:
+    """The duel and its open round, both row-locked, in one statement: the hot path of a
+    move. None when there is no open round now; the caller then looks again step by step.
+    (On PostgreSQL a locked row that changed while we waited is re-checked against the
+    WHERE clause, so a round closed meanwhile is not returned as open. Rows of other tables
+    are not re-read, which is why a move's current submission is read by a later statement.)"""
+    stmt = (
+        select(Duel, Round)
+        .join(Round, and_(Round.duel_id == Duel.id, Round.status == "open"))
+        .where(Duel.id == duel_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    row = (await session.execute(stmt)).first()
+    return None if row is None else (row[0], row[1])
 
 
 async def open_round(session: AsyncSession, duel_id: int, *, lock: bool = False) -> Round | None:

@@ -138,6 +138,11 @@ def no_sheet_message(name: str, rules: Ruleset) -> str:
     )
 
 
+def no_such_duel(duel_id: int, guild_id: int | None) -> NotFound:
+    where = " in this server" if guild_id is not None else ""
+    return NotFound(f"There is no duel #{duel_id}{where}. `/duel list` shows the duels.")
+
+
 def _enqueue(session: AsyncSession, **fields: Any) -> None:
     session.add(OutboxPost(status="pending", attempts=0, next_attempt_at=utcnow(), **fields))
 
@@ -158,8 +163,7 @@ class DuelService:
     ) -> Duel:
         duel = await (queries.duel_for_update if lock else queries.duel)(session, duel_id)
         if duel is None or (guild_id is not None and duel.guild_id != guild_id):
-            where = " in this server" if guild_id is not None else ""
-            raise NotFound(f"There is no duel #{duel_id}{where}. `/duel list` shows the duels.")
+            raise no_such_duel(duel_id, guild_id)
         return duel
 
     async def _view(self, session: AsyncSession, duel: Duel) -> DuelView:
@@ -634,7 +638,13 @@ class DuelService:
         async with self._db.transaction() as session:
             if duel_id is None:
                 duel_id = await self._only_open_duel(session, user_id)
-            duel = await self._get_duel(session, duel_id, None, lock=True)
+            found = await queries.duel_and_open_round_for_update(session, duel_id)
+            rnd: Round | None
+            if found is not None:
+                duel, rnd = found
+            else:  # no open round (or it just closed): the refusal needs the details
+                duel = await self._get_duel(session, duel_id, None, lock=True)
+                rnd = await queries.open_round(session, duel.id, lock=True)
             side = "a" if duel.a_user_id == user_id else "b" if duel.b_user_id == user_id else None
             if side is None:
                 raise NotAllowed(f"You are not a duellist in duel #{duel.id}.")
@@ -654,7 +664,6 @@ class DuelService:
                 move_id = ruleset.parse_choice(move, state, side)  # type: ignore[arg-type]
             except RulesError as exc:
                 raise InvalidInput(exc.message) from None
-            rnd = await queries.open_round(session, duel.id, lock=True)
             if duel.status != "live":
                 raise RoundNotOpen(f"Duel #{duel.id} has ended; moves are no longer taken.")
             if rnd is None:
