@@ -11,6 +11,7 @@ import asyncio
 import importlib
 import inspect
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -886,6 +887,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{command}: error: {_one_line(str(exc))}", file=sys.stderr)
     except RulesError as exc:
         print(f"{command}: error: {_one_line(exc.message)}", file=sys.stderr)
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: not an error of ours. Silence the final flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     return EXIT_BAD_INPUT
 
 
