@@ -47,13 +47,6 @@ ALLOWED_MENTIONS = discord.AllowedMentions(
 )
 
 
-class DuelBotMixin:
-    services: Services
-    settings: Settings
-    outbox_wakeup: asyncio.Event
-    scheduler_wakeup: asyncio.Event
-
-
 def _base_kwargs(settings: Settings) -> dict[str, Any]:
     return {
         "command_prefix": commands.when_mentioned,
@@ -88,9 +81,10 @@ async def _setup(bot: Any) -> None:
             log.exception("Slash command sync failed; commands already registered still work")
 
 
-class DuelBot(commands.Bot):
-    def __init__(self, services: Services, settings: Settings) -> None:
-        super().__init__(**_base_kwargs(settings))
+class _DuelBotParts:
+    """What both bot classes carry: the services, the settings and the workers' wake-ups."""
+
+    def _attach(self, services: Services, settings: Settings) -> None:
         self.services = services
         self.settings = settings
         self.outbox_wakeup = asyncio.Event()
@@ -100,20 +94,20 @@ class DuelBot(commands.Bot):
         await _setup(self)
 
 
-class ShardedDuelBot(commands.AutoShardedBot):
+class DuelBot(_DuelBotParts, commands.Bot):
+    def __init__(self, services: Services, settings: Settings) -> None:
+        super().__init__(**_base_kwargs(settings))
+        self._attach(services, settings)
+
+
+class ShardedDuelBot(_DuelBotParts, commands.AutoShardedBot):
     def __init__(self, services: Services, settings: Settings) -> None:
         kwargs = _base_kwargs(settings)
         kwargs["shard_count"] = settings.discord.shard_count
         if settings.discord.shard_ids:
             kwargs["shard_ids"] = list(settings.discord.shard_ids)
         super().__init__(**kwargs)
-        self.services = services
-        self.settings = settings
-        self.outbox_wakeup = asyncio.Event()
-        self.scheduler_wakeup = asyncio.Event()
-
-    async def setup_hook(self) -> None:
-        await _setup(self)
+        self._attach(services, settings)
 
 
 def create_bot(services: Services, settings: Settings) -> DuelBot | ShardedDuelBot:
