@@ -50,7 +50,12 @@ OTHER_RULESETS = [
 ]
 
 
-def member_ref(member: discord.Member | discord.User) -> MemberRef:
+# A USER option resolves to a Member when the payload carries the member, else to a User:
+# accept both so a sparse payload (a proxy, a stand-in) still works.
+AnyMember = discord.Member | discord.User
+
+
+def member_ref(member: AnyMember) -> MemberRef:
     return MemberRef(member.id, member.display_name)
 
 
@@ -99,7 +104,7 @@ class Commander(commands.Cog):
     @app_commands.describe(member="The duellist", str_="Strength (STR)", agi="Agility (AGI)")
     @app_commands.rename(str_="str")
     async def stats_set(
-        self, interaction: discord.Interaction, member: discord.Member, str_: Stat, agi: Stat
+        self, interaction: discord.Interaction, member: AnyMember, str_: Stat, agi: Stat
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         await require_commander(interaction)
@@ -110,7 +115,7 @@ class Commander(commands.Cog):
 
     @stats.command(name="show", description="Show a member's duel statistics")
     @app_commands.describe(member="The duellist")
-    async def stats_show(self, interaction: discord.Interaction, member: discord.Member) -> None:
+    async def stats_show(self, interaction: discord.Interaction, member: AnyMember) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         await require_commander(interaction)
         profile = await services_of(self.bot).profiles.get_stats(
@@ -130,7 +135,7 @@ class Commander(commands.Cog):
     async def sheet_set(
         self,
         interaction: discord.Interaction,
-        member: discord.Member,
+        member: AnyMember,
         ruleset: str,
         fields: app_commands.Range[str, 1, 1000],
     ) -> None:
@@ -149,7 +154,7 @@ class Commander(commands.Cog):
     @app_commands.describe(member="The duellist", ruleset="The duel system")
     @app_commands.choices(ruleset=OTHER_RULESETS)
     async def sheet_show(
-        self, interaction: discord.Interaction, member: discord.Member, ruleset: str
+        self, interaction: discord.Interaction, member: AnyMember, ruleset: str
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         await require_commander(interaction)
@@ -174,8 +179,8 @@ class Commander(commands.Cog):
     async def duel_start(
         self,
         interaction: discord.Interaction,
-        a: discord.Member,
-        b: discord.Member,
+        a: AnyMember,
+        b: AnyMember,
         ruleset: str | None = None,
         params: app_commands.Range[str, 1, 500] | None = None,
     ) -> None:
@@ -213,8 +218,8 @@ class Commander(commands.Cog):
     async def duel_challenge(
         self,
         interaction: discord.Interaction,
-        challenger: discord.Member,
-        challenged: discord.Member,
+        challenger: AnyMember,
+        challenged: AnyMember,
         accepted: bool,
         contact: bool = False,
     ) -> None:

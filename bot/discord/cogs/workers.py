@@ -430,10 +430,20 @@ class Workers(commands.Cog):
 
     # -- channel posts --------------------------------------------------------------------
 
-    async def _channel(self, channel_id: int) -> discord.abc.GuildChannel | discord.Thread:
+    async def _channel(
+        self, channel_id: int
+    ) -> discord.abc.GuildChannel | discord.Thread | discord.PartialMessageable:
+        """The channel to post in. When it cannot be looked up (not cached, and the REST
+        lookup is refused, e.g. by a proxy without that route), a partial channel still lets
+        the post go out as the bot."""
         channel = self.bot.get_channel(channel_id)
         if channel is None:
-            channel = await self.bot.fetch_channel(channel_id)
+            try:
+                channel = await self.bot.fetch_channel(channel_id)
+            except discord.HTTPException as exc:
+                if exc.status >= 500 or exc.status == 429:
+                    raise
+                return self.bot.get_partial_messageable(channel_id)
         if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
             raise discord.ClientException(f"channel {channel_id} is not a server channel")
         return channel
@@ -451,10 +461,15 @@ class Workers(commands.Cog):
                 message_id = await self._send_as_bot(channel, post, behalf=None)
             else:
                 name, avatar = await self._display(post.guild_id, post.on_behalf_of)
-                message_id = await self._send_via_webhook(channel, post, name, avatar)
+                if not isinstance(channel, discord.PartialMessageable):
+                    message_id = await self._send_via_webhook(channel, post, name, avatar)
                 if message_id is None:
                     message_id = await self._send_as_bot(channel, post, behalf=name)
-        if post.kind == "duel_start" and post.payload.get("make_thread"):
+        if (
+            post.kind == "duel_start"
+            and post.payload.get("make_thread")
+            and not isinstance(channel, discord.PartialMessageable)
+        ):
             await self._start_thread(channel, message_id, post)
         return message_id
 
