@@ -80,7 +80,11 @@ async def submitted_sides(session: AsyncSession, round_ids: Sequence[int]) -> di
     return found
 
 
-async def open_rounds_of_user(session: AsyncSession, user_id: int) -> list[tuple[Duel, Round]]:
+async def open_rounds_of_user(
+    session: AsyncSession, user_id: int, *, lock: bool = False
+) -> list[tuple[Duel, Round]]:
+    """The user's live duels with an open round (by duel id; ``lock``: row-locked, in that
+    order, re-checked after lock waits on PostgreSQL)."""
     stmt = (
         select(Duel, Round)
         .join(Round, Round.duel_id == Duel.id)
@@ -91,6 +95,8 @@ async def open_rounds_of_user(session: AsyncSession, user_id: int) -> list[tuple
         )
         .order_by(Duel.id)
     )
+    if lock:
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
     return [(d, r) for d, r in await session.execute(stmt)]
 
 

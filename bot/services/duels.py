@@ -636,13 +636,15 @@ class DuelService:
         if via not in SUBMISSION_CHANNELS:
             raise InvalidInput(f"Unknown submission channel {via!r}.")
         async with self._db.transaction() as session:
-            if duel_id is None:
-                duel_id = await self._only_open_duel(session, user_id)
-            found = await queries.duel_and_open_round_for_update(session, duel_id)
+            if duel_id is None:  # a DM without "#N": the sender's one open round, locked
+                found: tuple[Duel, Round] | None = await self._only_open_duel(session, user_id)
+            else:
+                found = await queries.duel_and_open_round_for_update(session, duel_id)
             rnd: Round | None
             if found is not None:
                 duel, rnd = found
             else:  # no open round (or it just closed): the refusal needs the details
+                assert duel_id is not None  # a DM without "#N" always finds its pair
                 duel = await self._get_duel(session, duel_id, None, lock=True)
                 rnd = await queries.open_round(session, duel.id, lock=True)
             side = "a" if duel.a_user_id == user_id else "b" if duel.b_user_id == user_id else None
@@ -731,8 +733,8 @@ class DuelService:
                 closed=closed,
             )
 
-    async def _only_open_duel(self, session: AsyncSession, user_id: int) -> int:
-        found = await queries.open_rounds_of_user(session, user_id)
+    async def _only_open_duel(self, session: AsyncSession, user_id: int) -> tuple[Duel, Round]:
+        found = await queries.open_rounds_of_user(session, user_id, lock=True)
         if not found:
             raise NotFound("You have no open round to move in right now.")
         # A multi-step duel waiting for the other side is not where this move goes.
@@ -753,7 +755,7 @@ class DuelService:
                 f"for example `#{found[0][0].id} evade`.",
                 tuple(d.id for d, _ in found),
             )
-        return found[0][0].id
+        return found[0]
 
     async def close_round(
         self,

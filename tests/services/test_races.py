@@ -209,44 +209,44 @@ async def test_submission_racing_the_close_is_used_or_refused(
     assert stored_and_used + refused == 30
 
 
-async def test_stale_duel_is_reloaded_under_the_lock(
+async def test_a_dm_move_locks_its_round_before_a_close_can_take_it(
     database: Database,
     make_db: Callable[..., Database],
     db_backend: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A move without a duel id first looks the duel up unlocked; if the duel changes before
-    the lock is taken, the locked read must see the new row, not the session's stale copy."""
+    """A move without a duel id finds the sender's open round WITH its row locks, so a close
+    racing it waits, and the move is in the result (never stored in a round that closed
+    without it)."""
     if db_backend != "postgres":
         pytest.skip("SQLite serialises whole transactions (BEGIN IMMEDIATE)")
-    services = Services.create(database, DuelSettings(close_when_all_submitted=True))
-    other = Services.create(make_db(), DuelSettings(close_when_all_submitted=True))
+    services = Services.create(database, DuelSettings())
+    other = Services.create(make_db(), DuelSettings())
     duel_id = await duel_with_round(services)
     looked_up, go_on = asyncio.Event(), asyncio.Event()
     original = queries.open_rounds_of_user
-    kept: list[Any] = []  # keeps the unlocked rows alive in the session's identity map
 
-    async def paused(session: Any, user_id: int) -> Any:
-        found = await original(session, user_id)
-        kept.append(found)
+    async def paused(session: Any, user_id: int, *, lock: bool = False) -> Any:
+        found = await original(session, user_id, lock=lock)
         looked_up.set()
         await go_on.wait()
         return found
 
     monkeypatch.setattr(queries, "open_rounds_of_user", paused)
-    late = asyncio.create_task(
+    move = asyncio.create_task(
         services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text")
     )
     await looked_up.wait()
     monkeypatch.setattr(queries, "open_rounds_of_user", original)
-    # Meanwhile round 1 closes, round 2 opens and Bob moves in it.
-    await other.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
-    await other.duels.open_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
-    await other.duels.submit_move(user_id=BOB.user_id, move="ss", via="slash", duel_id=duel_id)
+    closing = asyncio.create_task(
+        other.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
+    )
+    await asyncio.sleep(0.3)
+    assert not closing.done(), "the close did not wait for the move's row locks"
     go_on.set()
-    receipt = await late
-    assert receipt.round_no == 2 and receipt.closed is not None
-    async with database.transaction() as s:
-        duel = await s.get(Duel, duel_id)
-        assert duel is not None
-        assert duel.rounds_played == 2
+    receipt = await move
+    closed = await closing
+    assert receipt.round_no == 1 and closed.round_no == 1
+    assert closed.result["choices"]["a"] == "evade"
+
+
