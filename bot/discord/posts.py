@@ -270,7 +270,8 @@ def duel_start(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
     embed = discord.Embed(
         title=f"{_duel_ref(payload)}: {a} vs {b}",
         description=(
-            "A duel begins under rule 2.14. A commander opens each round; the duellists send "
+            f"A duel begins under {_ruleset_name(payload)}. A commander opens each round; "
+            "the duellists send "
             "their moves to the bot by DM (or `/move`), and the moves stay secret until the "
             "round closes."
         ),
@@ -344,6 +345,11 @@ _RULESET_NAMES = {
     "by-this-axe": "By This Axe",
     "foeq-spell-duel": "FoEQ p20",
 }
+
+def _ruleset_name(payload: Mapping[str, Any]) -> str:
+    ruleset = str(payload.get("ruleset") or "rule-2.14")
+    return _RULESET_NAMES.get(ruleset, safe(ruleset, 40))
+
 
 _REASONS = {
     "deadline": "closed automatically at the deadline",

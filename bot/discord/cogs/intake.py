@@ -126,8 +126,9 @@ class Intake(commands.Cog):
     @staticmethod
     def _help(first: str) -> str:
         return (
-            f"{first}\nMoves: {moves_help()}. If you are in several duels, put the duel "
-            "number first: `#12 evade`."
+            f"{first}\nRule 2.14 moves: {moves_help()}. By This Axe: an allotment such as "
+            "`a3 p1 t0` (or `flee` from round 2). FoEQ: the choice the bot's prompt asks for. "
+            "If you are in several duels, put the duel number first: `#12 evade`."
         )
 
     @app_commands.command(name="move", description="Send your secret move for a duel's round")
