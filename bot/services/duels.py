@@ -147,6 +147,29 @@ def _enqueue(session: AsyncSession, **fields: Any) -> None:
     session.add(OutboxPost(status="pending", attempts=0, next_attempt_at=utcnow(), **fields))
 
 
+def _post_in_duel_channel(
+    session: AsyncSession,
+    view: DuelView,
+    *,
+    kind: str,
+    key: str,
+    on_behalf_of: int | None,
+    payload: dict[str, Any],
+) -> None:
+    """Queue a post for the duel's channel (or thread), deduplicated by kind and key."""
+    _enqueue(
+        session,
+        dedupe_key=f"{kind}:{key}",
+        guild_id=view.guild_id,
+        duel_id=view.id,
+        kind=kind,
+        target="channel",
+        target_id=view.post_channel_id,
+        on_behalf_of=on_behalf_of,
+        payload=payload,
+    )
+
+
 def _iso(when: datetime | None) -> str | None:
     return None if when is None else when.isoformat()
 
@@ -391,14 +414,11 @@ class DuelService:
         session.add(duel)
         await session.flush()
         view = duel_view(duel)
-        _enqueue(
+        _post_in_duel_channel(
             session,
-            dedupe_key=f"duel_start:{duel.id}",
-            guild_id=guild_id,
-            duel_id=duel.id,
+            view,
             kind="duel_start",
-            target="channel",
-            target_id=view.post_channel_id,
+            key=f"{duel.id}",
             on_behalf_of=actor_id,
             payload={
                 "duel_id": duel.id,
@@ -578,14 +598,11 @@ class DuelService:
         channel_payload: dict[str, Any] = dict(base)
         if tuple(awaiting) != ("a", "b"):
             channel_payload["awaiting"] = list(awaiting)
-        _enqueue(
+        _post_in_duel_channel(
             session,
-            dedupe_key=f"round_open:{rnd.id}",
-            guild_id=duel.guild_id,
-            duel_id=duel.id,
+            view,
             kind="round_open",
-            target="channel",
-            target_id=view.post_channel_id,
+            key=f"{rnd.id}",
             on_behalf_of=actor_id,
             payload=channel_payload,
         )
@@ -824,14 +841,11 @@ class DuelService:
         await session.flush()
         view = duel_view(duel)
         on_behalf_of = actor_id if actor_id is not None else rnd.opened_by
-        _enqueue(
+        _post_in_duel_channel(
             session,
-            dedupe_key=f"round_result:{rnd.id}",
-            guild_id=duel.guild_id,
-            duel_id=duel.id,
+            view,
             kind="round_result",
-            target="channel",
-            target_id=view.post_channel_id,
+            key=f"{rnd.id}",
             on_behalf_of=on_behalf_of,
             payload={
                 "duel_id": duel.id,
@@ -960,14 +974,11 @@ class DuelService:
             duel.end_reason = reason
             await session.flush()
             view = duel_view(duel)
-            _enqueue(
+            _post_in_duel_channel(
                 session,
-                dedupe_key=f"duel_end:{duel.id}",
-                guild_id=duel.guild_id,
-                duel_id=duel.id,
+                view,
                 kind="duel_end",
-                target="channel",
-                target_id=view.post_channel_id,
+                key=f"{duel.id}",
                 on_behalf_of=actor_id,
                 payload={
                     "duel_id": duel.id,
@@ -1024,14 +1035,11 @@ class DuelService:
             duel.rounds_played -= 1
             await session.flush()
             view = duel_view(duel)
-            _enqueue(
+            _post_in_duel_channel(
                 session,
-                dedupe_key=f"round_undone:{rnd.id}",
-                guild_id=duel.guild_id,
-                duel_id=duel.id,
+                view,
                 kind="round_undone",
-                target="channel",
-                target_id=view.post_channel_id,
+                key=f"{rnd.id}",
                 on_behalf_of=actor_id,
                 payload={"duel_id": duel.id, "round_no": rnd.number, "outcome": rnd.outcome},
             )
