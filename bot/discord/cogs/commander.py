@@ -55,6 +55,14 @@ OTHER_RULESETS = [
 AnyMember = discord.Member | discord.User
 
 
+async def commander_answer(interaction: discord.Interaction) -> int:
+    """Every commander command starts so: answer Discord at once (ephemeral, "thinking"), then
+    check the caller; returns the server id."""
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    await require_commander(interaction)
+    return await require_guild(interaction)
+
+
 def member_ref(member: AnyMember) -> MemberRef:
     return MemberRef(member.id, member.display_name)
 
@@ -106,21 +114,17 @@ class Commander(commands.Cog):
     async def stats_set(
         self, interaction: discord.Interaction, member: AnyMember, str_: Stat, agi: Stat
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         profile = await services_of(self.bot).profiles.set_stats(
-            await require_guild(interaction), interaction.user.id, member_ref(member), str_, agi
+            guild_id, interaction.user.id, member_ref(member), str_, agi
         )
         await interaction.followup.send(f"Stats saved: {profile_text(profile)}.", ephemeral=True)
 
     @stats.command(name="show", description="Show a member's duel statistics")
     @app_commands.describe(member="The duellist")
     async def stats_show(self, interaction: discord.Interaction, member: AnyMember) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
-        profile = await services_of(self.bot).profiles.get_stats(
-            await require_guild(interaction), member_ref(member)
-        )
+        guild_id = await commander_answer(interaction)
+        profile = await services_of(self.bot).profiles.get_stats(guild_id, member_ref(member))
         await interaction.followup.send(profile_text(profile), ephemeral=True)
 
     # -- /sheet -------------------------------------------------------------------------
@@ -139,10 +143,9 @@ class Commander(commands.Cog):
         ruleset: str,
         fields: app_commands.Range[str, 1, 1000],
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         profile = await services_of(self.bot).profiles.set_sheet(
-            await require_guild(interaction),
+            guild_id,
             interaction.user.id,
             member_ref(member),
             ruleset,
@@ -156,10 +159,9 @@ class Commander(commands.Cog):
     async def sheet_show(
         self, interaction: discord.Interaction, member: AnyMember, ruleset: str
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         sheet = await services_of(self.bot).profiles.get_sheet(
-            await require_guild(interaction), member_ref(member), ruleset
+            guild_id, member_ref(member), ruleset
         )
         shown = ", ".join(f"{k}={safe(str(v), 60)}" for k, v in sorted(sheet.items()))
         await interaction.followup.send(
@@ -184,13 +186,12 @@ class Commander(commands.Cog):
         ruleset: str | None = None,
         params: app_commands.Range[str, 1, 500] | None = None,
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         if a.bot or b.bot:
             await interaction.followup.send("Bots cannot duel: pick two members.", ephemeral=True)
             return
         view = await services_of(self.bot).duels.start_duel(
-            guild_id=await require_guild(interaction),
+            guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
             actor_id=interaction.user.id,
             a=member_ref(a),
@@ -223,10 +224,9 @@ class Commander(commands.Cog):
         accepted: bool,
         contact: bool = False,
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         outcome = await services_of(self.bot).duels.challenge(
-            guild_id=await require_guild(interaction),
+            guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
             actor_id=interaction.user.id,
             challenger=member_ref(challenger),
@@ -278,11 +278,10 @@ class Commander(commands.Cog):
         duel: DuelId,
         reason: app_commands.Range[str, 1, 300],
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         view = await services_of(self.bot).duels.end_duel(
             duel_id=duel,
-            guild_id=await require_guild(interaction),
+            guild_id=guild_id,
             actor_id=interaction.user.id,
             reason=reason,
         )
@@ -321,12 +320,11 @@ class Commander(commands.Cog):
         duel: DuelId,
         deadline: app_commands.Range[str, 1, 60] | None = None,
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         when = None if deadline is None else parse_deadline(deadline, datetime.now(UTC))
         opened = await services_of(self.bot).duels.open_round(
             duel_id=duel,
-            guild_id=await require_guild(interaction),
+            guild_id=guild_id,
             actor_id=interaction.user.id,
             deadline=when,
         )
@@ -342,11 +340,10 @@ class Commander(commands.Cog):
     @app_commands.describe(duel="Duel number")
     @app_commands.autocomplete(duel=duel_autocomplete)
     async def round_close(self, interaction: discord.Interaction, duel: DuelId) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         closed = await services_of(self.bot).duels.close_round(
             duel_id=duel,
-            guild_id=await require_guild(interaction),
+            guild_id=guild_id,
             actor_id=interaction.user.id,
         )
         wake_outbox(self.bot)
@@ -360,21 +357,17 @@ class Commander(commands.Cog):
     @app_commands.describe(duel="Duel number")
     @app_commands.autocomplete(duel=duel_autocomplete)
     async def round_status(self, interaction: discord.Interaction, duel: DuelId) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
-        status = await services_of(self.bot).duels.round_status(
-            duel, await require_guild(interaction)
-        )
+        guild_id = await commander_answer(interaction)
+        status = await services_of(self.bot).duels.round_status(duel, guild_id)
         await interaction.followup.send(round_status_text(status), ephemeral=True)
 
     @round.command(name="undo", description="Undo the last closed round of a duel")
     @app_commands.describe(duel="Duel number")
     @app_commands.autocomplete(duel=duel_autocomplete)
     async def round_undo(self, interaction: discord.Interaction, duel: DuelId) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_commander(interaction)
+        guild_id = await commander_answer(interaction)
         view = await services_of(self.bot).duels.undo_round(
-            duel_id=duel, guild_id=await require_guild(interaction), actor_id=interaction.user.id
+            duel_id=duel, guild_id=guild_id, actor_id=interaction.user.id
         )
         wake_outbox(self.bot)
         await interaction.followup.send(
