@@ -322,7 +322,12 @@ class FakeDiscord:
         permissions: int = 0,
         id: int | None = None,
         position: int | None = None,
+        bot_id: int | None = None,
+        integration_id: int | None = None,
+        premium_subscriber: bool = False,
     ) -> FakeRole:
+        """A role; with ``bot_id``, ``integration_id`` or ``premium_subscriber`` it is a
+        managed role (a bot's, an integration's, the Server Booster role), as on Discord."""
         guild = self.guilds[guild_id]
         role = FakeRole(
             id=id or self.snowflake(),
@@ -330,6 +335,10 @@ class FakeDiscord:
             name=name,
             permissions=permissions,
             position=position if position is not None else len(guild.roles),
+            managed=bot_id is not None or integration_id is not None or premium_subscriber,
+            bot_id=bot_id,
+            integration_id=integration_id,
+            premium_subscriber=premium_subscriber,
         )
         guild.roles[role.id] = role
         self._emit_guild_event(
