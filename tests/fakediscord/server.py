@@ -827,6 +827,7 @@ class FakeDiscord:
         *,
         locale: str = "en-US",
         require_registered: bool = True,
+        enforce_limits: bool = True,
     ) -> InteractionHandle:
         """Run a slash command as ``user_id``: INTERACTION_CREATE type 2.
 
@@ -834,6 +835,8 @@ class FakeDiscord:
         Option types come from the command the bot registered (PUT .../commands); the call
         fails if the command, subcommand or an option is unknown, a required option is
         missing, or a value breaks choices/min/max - things the Discord client prevents.
+        ``enforce_limits=False`` sends values beyond choices/min/max/lengths anyway (a
+        modified client, or a schema older than the bot's), to test the bot's own checks.
         """
         user = self._user(user_id)
         cmd = find_command(self, name, guild_id)
@@ -843,7 +846,15 @@ class FakeDiscord:
                 "did the bot sync its command tree? (require_registered=False skips this check)"
             )
         data = build_command_data(
-            self, cmd, name, group, subcommand, dict(options or {}), guild_id, user.id
+            self,
+            cmd,
+            name,
+            group,
+            subcommand,
+            dict(options or {}),
+            guild_id,
+            user.id,
+            enforce_limits=enforce_limits,
         )
         return await self._interaction(2, guild_id, channel_id, user, data, locale=locale)
 
