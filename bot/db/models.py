@@ -31,6 +31,18 @@ NAMING_CONVENTION = {
 }
 
 
+# Our own ids and numbers (duel ids, round numbers) are Integer columns: 32-bit signed on
+# PostgreSQL. A number from any input is checked against this range before it reaches a
+# query (PostgreSQL refuses a larger one with an error, SQLite would just find nothing).
+ID_MIN = 1
+ID_MAX = 2_147_483_647
+
+
+def fits_id(value: int) -> bool:
+    """Can ``value`` be one of our ids (a duel id, a round number)?"""
+    return ID_MIN <= value <= ID_MAX
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

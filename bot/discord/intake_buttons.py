@@ -13,9 +13,10 @@ from bot.discord.errors import reply_ephemeral, user_message
 from bot.discord.render import receipt_text
 
 # Move ids: rule 2.14's words, and multi-step ids such as FoEQ's
-# ``stake=death;style=quick;slot=0`` or ``reroll:trick:1`` (custom ids stay under 100).
+# ``stake=death;style=quick;slot=0`` or ``reroll:trick:1`` (custom ids stay under 100). A
+# duel number of any length matches: the services answer one out of range as unknown.
 TEMPLATE = (
-    r"duelbot:move:(?P<duel_id>[0-9]{1,12}):(?P<round_no>[0-9]{1,6}):"
+    r"duelbot:move:(?P<duel_id>[0-9]{1,24}):(?P<round_no>[0-9]{1,6}):"
     r"(?P<move>[a-z0-9_=;:]{1,48})"
 )
 
@@ -54,6 +55,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
                 via="dm_button",
                 duel_id=self.duel_id,
                 round_no=self.round_no,
+                guild_id=interaction.guild_id,
             )
         except Exception as exc:  # every expected error has a user message
             message = user_message(exc)

@@ -13,13 +13,21 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
-from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, Submission, utcnow
+from bot.db.models import (
+    Duel,
+    DuellistProfile,
+    OutboxPost,
+    Round,
+    Submission,
+    fits_id,
+    utcnow,
+)
 from bot.rules.base import Fighter, Ruleset, get_ruleset, ruleset_ids
 from bot.rules.by_this_axe import RULESET_ID as BY_THIS_AXE_ID
 from bot.rules.by_this_axe import challenge as settle_challenge
@@ -36,6 +44,7 @@ from bot.services.errors import (
     StateConflict,
 )
 from bot.services.profiles import clean_name, no_stats_message
+from bot.services.scope import DuelScope
 from bot.services.settings import load_settings_row
 from bot.services.views import (
     ChallengeOutcome,
@@ -139,8 +148,8 @@ def no_sheet_message(name: str, rules: Ruleset) -> str:
 
 
 def no_such_duel(duel_id: int, guild_id: int | None) -> NotFound:
-    where = " in this server" if guild_id is not None else ""
-    return NotFound(f"There is no duel #{duel_id}{where}. `/duel list` shows the duels.")
+    """The answer for an unknown duel number in a server (or, without one, anywhere)."""
+    return DuelScope(guild_id=guild_id).not_found(duel_id)
 
 
 def _enqueue(session: AsyncSession, **fields: Any) -> None:
@@ -182,11 +191,23 @@ class DuelService:
     # -- queries ------------------------------------------------------------------------
 
     async def _get_duel(
-        self, session: AsyncSession, duel_id: int, guild_id: int | None, *, lock: bool = False
+        self,
+        session: AsyncSession,
+        duel_id: int,
+        guild_id: int | None,
+        *,
+        lock: bool = False,
+        scope: DuelScope | None = None,
     ) -> Duel:
+        """The duel numbered ``duel_id`` if the caller's scope includes it (``scope``, else
+        this server's duels; ``guild_id`` None and no scope: any duel). Anything else, a
+        number out of range included, is the scope's one not-found answer."""
+        scope = scope or DuelScope(guild_id=guild_id)
+        if not fits_id(duel_id):  # checked before any query: PostgreSQL would raise
+            raise scope.not_found(duel_id)
         duel = await (queries.duel_for_update if lock else queries.duel)(session, duel_id)
-        if duel is None or (guild_id is not None and duel.guild_id != guild_id):
-            raise no_such_duel(duel_id, guild_id)
+        if duel is None or not scope.includes(duel):
+            raise scope.not_found(duel_id)
         return duel
 
     async def _view(self, session: AsyncSession, duel: Duel) -> DuelView:
@@ -196,15 +217,34 @@ class DuelService:
             sides = set((await queries.current_submissions(session, rnd.id)).keys())
         return duel_view(duel, rnd, sides)
 
-    async def get_duel(self, duel_id: int, guild_id: int | None = None) -> DuelView:
+    async def get_duel(
+        self, duel_id: int, guild_id: int | None = None, *, scope: DuelScope | None = None
+    ) -> DuelView:
         async with self._db.transaction() as session:
-            return await self._view(session, await self._get_duel(session, duel_id, guild_id))
+            duel = await self._get_duel(session, duel_id, guild_id, scope=scope)
+            return await self._view(session, duel)
 
     async def list_duels(
         self, guild_id: int, *, include_ended: bool = False, limit: int = 25
     ) -> list[DuelView]:
+        return await self.duels_in_scope(
+            DuelScope(guild_id=guild_id), include_ended=include_ended, limit=limit
+        )
+
+    async def duels_in_scope(
+        self, scope: DuelScope, *, include_ended: bool = False, limit: int = 25
+    ) -> list[DuelView]:
+        """The newest duels the scope includes (a server's, or a user's own)."""
+        if scope.unrestricted:
+            raise ValueError("listing duels needs a server or a duellist")
         async with self._db.transaction() as session:
-            stmt = select(Duel).where(Duel.guild_id == guild_id)
+            stmt = select(Duel)
+            if scope.guild_id is not None:
+                stmt = stmt.where(Duel.guild_id == scope.guild_id)
+            if scope.duellist_id is not None:
+                stmt = stmt.where(
+                    or_(Duel.a_user_id == scope.duellist_id, Duel.b_user_id == scope.duellist_id)
+                )
             if not include_ended:
                 stmt = stmt.where(Duel.status == "live")
             stmt = stmt.order_by(Duel.id.desc()).limit(limit)
@@ -245,13 +285,17 @@ class DuelService:
                 )
             return found
 
-    async def choices_for(self, duel_id: int, user_id: int) -> list[dict[str, str]]:
+    async def choices_for(
+        self, duel_id: int, user_id: int, guild_id: int | None = None
+    ) -> list[dict[str, str]]:
         """The legal choices of ``user_id`` in the duel now (for /move autocomplete): none
-        when they are not a duellist or not awaited."""
+        when not awaited; NotFound, as for any unknown number, when it is not their duel
+        (of this server, when asked in one)."""
+        scope = DuelScope.of_duellist(user_id, guild_id)
         async with self._db.transaction() as session:
-            duel = await self._get_duel(session, duel_id, None)
-            side = "a" if duel.a_user_id == user_id else "b" if duel.b_user_id == user_id else None
-            if side is None or duel.status != "live":
+            duel = await self._get_duel(session, duel_id, guild_id, scope=scope)
+            side = "a" if duel.a_user_id == user_id else "b"
+            if duel.status != "live":
                 return []
             return legal_moves(duel.ruleset, duel.state, side)
 
@@ -307,8 +351,10 @@ class DuelService:
         (state before the round, moves, options, seed) plus the published result."""
         async with self._db.transaction() as session:
             duel = await self._get_duel(session, duel_id, None)
-            stmt = select(Round).where(Round.duel_id == duel.id, Round.number == round_no)
-            rnd = (await session.execute(stmt)).scalar_one_or_none()
+            rnd = None
+            if fits_id(round_no):  # checked before the query, as every number from input
+                stmt = select(Round).where(Round.duel_id == duel.id, Round.number == round_no)
+                rnd = (await session.execute(stmt)).scalar_one_or_none()
             if rnd is None:
                 raise NotFound(f"Duel #{duel.id} has no round {round_no}.")
             if rnd.result is None or rnd.closed_at is None:
@@ -647,11 +693,16 @@ class DuelService:
         via: str,
         duel_id: int | None = None,
         round_no: int | None = None,
+        guild_id: int | None = None,
     ) -> SubmissionReceipt:
         """Record a secret move. ``round_no`` (from a button) refuses moves meant for an
-        earlier round."""
+        earlier round. ``guild_id``: the server /move was used in (None: a DM). A duel that
+        is not the sender's (or not of that server) is answered as an unknown number."""
         if via not in SUBMISSION_CHANNELS:
             raise InvalidInput(f"Unknown submission channel {via!r}.")
+        scope = DuelScope.of_duellist(user_id, guild_id)
+        if duel_id is not None and not fits_id(duel_id):
+            raise scope.not_found(duel_id)
         async with self._db.transaction() as session:
             if duel_id is None:  # a DM without "#N": the sender's one open round, locked
                 found: tuple[Duel, Round] | None = await self._only_open_duel(session, user_id)
@@ -660,13 +711,13 @@ class DuelService:
             rnd: Round | None
             if found is not None:
                 duel, rnd = found
+                if not scope.includes(duel):
+                    raise scope.not_found(duel.id)
             else:  # no open round (or it just closed): the refusal needs the details
                 assert duel_id is not None  # a DM without "#N" always finds its pair
-                duel = await self._get_duel(session, duel_id, None, lock=True)
+                duel = await self._get_duel(session, duel_id, guild_id, lock=True, scope=scope)
                 rnd = await queries.open_round(session, duel.id, lock=True)
-            side = "a" if duel.a_user_id == user_id else "b" if duel.b_user_id == user_id else None
-            if side is None:
-                raise NotAllowed(f"You are not a duellist in duel #{duel.id}.")
+            side = "a" if duel.a_user_id == user_id else "b"
             ruleset = _ruleset(duel.ruleset)
             state = ruleset.state_from_dict(duel.state)
             awaiting = ruleset.awaiting_sides(state)

@@ -56,6 +56,25 @@ async def load_settings_row(
     )
 
 
+def check_assignable_role(
+    guild_id: int, role_id: int | None, managed_by: str | None, setting: str, power: str
+) -> None:
+    """A role that grants duel powers must be one the server's admins give by hand: not
+    @everyone (its id is the server's), not a role that Discord or an integration manages."""
+    if role_id == guild_id:
+        raise InvalidInput(
+            f"@everyone cannot be the {setting}: every member of the server would {power}. "
+            "Pick a role that you give only to those members (Server Settings > Roles). "
+            "Nothing was changed."
+        )
+    if managed_by is not None:
+        raise InvalidInput(
+            f"That role cannot be the {setting}: it is managed by {managed_by}, so who has "
+            "it is not up to this server's admins. Pick a role that you assign yourself "
+            "(Server Settings > Roles). Nothing was changed."
+        )
+
+
 class SettingsService:
     def __init__(self, db: Database, defaults: DuelSettings | None = None) -> None:
         self._db = db
@@ -71,13 +90,17 @@ class SettingsService:
         return await self._set(guild_id, actor_id, "change_of_choice", bool(enabled))
 
     async def set_commander_role(
-        self, guild_id: int, actor_id: int, role_id: int | None
+        self, guild_id: int, actor_id: int, role_id: int | None, *, managed_by: str | None = None
     ) -> SettingsView:
+        """``managed_by``: who hands the role out when it is not the server's admins (a
+        bot, an integration, Server Boost...), as Discord says; such a role is refused."""
+        check_assignable_role(guild_id, role_id, managed_by, "commander role", "command duels")
         return await self._set(guild_id, actor_id, "commander_role_id", role_id)
 
     async def set_admin_role(
-        self, guild_id: int, actor_id: int, role_id: int | None
+        self, guild_id: int, actor_id: int, role_id: int | None, *, managed_by: str | None = None
     ) -> SettingsView:
+        check_assignable_role(guild_id, role_id, managed_by, "admin role", "be a duel admin")
         return await self._set(guild_id, actor_id, "admin_role_id", role_id)
 
     async def set_results_channel(

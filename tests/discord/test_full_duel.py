@@ -164,7 +164,10 @@ async def test_refusals_change_nothing(fake_discord: FakeDiscord, database: Data
         reply = await w.slash(w.commander, "round", "open", duel=999999)
         assert "no duel #999999" in reply.content.lower()
         reply = await w.slash(w.outsider, "move", duel=duel_id, move="evade")
-        assert "not a duellist" in reply.content
+        unknown = await w.slash(w.outsider, "move", duel=999999, move="evade")
+        # Not their duel: answered exactly as a number that names no duel (issue 10).
+        assert reply.content == unknown.content.replace("999999", str(duel_id))
+        assert f"You have no duel #{duel_id} in this server" in reply.content
         await fake.send_dm(w.ann.id, "dance")
         dms = await fake.wait_for_dms(w.ann.id, 2, timeout=15)
         assert "not a move" in dms[-1].content and "evade" in dms[-1].content

@@ -151,6 +151,8 @@ class FakeRole:
     managed: bool = False
     mentionable: bool = False
     bot_id: int | None = None
+    integration_id: int | None = None  # a Twitch/YouTube-style integration's role
+    premium_subscriber: bool = False  # the Server Booster role
 
     def to_payload(self) -> JSON:
         data: JSON = {
@@ -171,8 +173,15 @@ class FakeRole:
             "unicode_emoji": None,
             "flags": 0,
         }
+        tags: JSON = {}
         if self.bot_id is not None:
-            data["tags"] = {"bot_id": str(self.bot_id)}
+            tags["bot_id"] = str(self.bot_id)
+        if self.integration_id is not None:
+            tags["integration_id"] = str(self.integration_id)
+        if self.premium_subscriber:
+            tags["premium_subscriber"] = None  # Discord marks it by the key, with null
+        if tags:
+            data["tags"] = tags
         return data
 
 

@@ -170,6 +170,7 @@ def build_command_data(
     user_id: int,
     *,
     focused: str | None = None,
+    enforce_limits: bool = True,
 ) -> JSON:
     data: JSON = {"id": cmd["id"] if cmd else str(fake.snowflake()), "name": name, "type": 1}
     if cmd is not None and cmd.get("guild_id"):
@@ -221,7 +222,9 @@ def build_command_data(
         if opt_name == focused:
             leaf.append({"name": opt_name, "type": otype, "value": str(value), "focused": True})
             continue
-        leaf.append(_build_option(fake, opt_name, otype, value, spec, guild_id, user_id, resolved))
+        option = _build_option(fake, opt_name, otype, value, spec, guild_id, user_id, resolved)
+        _check_value(opt_name, option.get("value"), spec if enforce_limits else None)
+        leaf.append(option)
     if schema is not None and focused is None:
         missing = [o["name"] for o in schema if o.get("required") and o["name"] not in options]
         if missing:
@@ -336,5 +339,4 @@ def _build_option(
         out["value"] = str(aid)
     else:
         raise ApiError(400, 0, f"unsupported option type {otype}")
-    _check_value(name, out["value"], spec)
     return out

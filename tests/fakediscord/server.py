@@ -322,7 +322,12 @@ class FakeDiscord:
         permissions: int = 0,
         id: int | None = None,
         position: int | None = None,
+        bot_id: int | None = None,
+        integration_id: int | None = None,
+        premium_subscriber: bool = False,
     ) -> FakeRole:
+        """A role; with ``bot_id``, ``integration_id`` or ``premium_subscriber`` it is a
+        managed role (a bot's, an integration's, the Server Booster role), as on Discord."""
         guild = self.guilds[guild_id]
         role = FakeRole(
             id=id or self.snowflake(),
@@ -330,6 +335,10 @@ class FakeDiscord:
             name=name,
             permissions=permissions,
             position=position if position is not None else len(guild.roles),
+            managed=bot_id is not None or integration_id is not None or premium_subscriber,
+            bot_id=bot_id,
+            integration_id=integration_id,
+            premium_subscriber=premium_subscriber,
         )
         guild.roles[role.id] = role
         self._emit_guild_event(
@@ -818,6 +827,7 @@ class FakeDiscord:
         *,
         locale: str = "en-US",
         require_registered: bool = True,
+        enforce_limits: bool = True,
     ) -> InteractionHandle:
         """Run a slash command as ``user_id``: INTERACTION_CREATE type 2.
 
@@ -825,6 +835,8 @@ class FakeDiscord:
         Option types come from the command the bot registered (PUT .../commands); the call
         fails if the command, subcommand or an option is unknown, a required option is
         missing, or a value breaks choices/min/max - things the Discord client prevents.
+        ``enforce_limits=False`` sends values beyond choices/min/max/lengths anyway (a
+        modified client, or a schema older than the bot's), to test the bot's own checks.
         """
         user = self._user(user_id)
         cmd = find_command(self, name, guild_id)
@@ -834,7 +846,15 @@ class FakeDiscord:
                 "did the bot sync its command tree? (require_registered=False skips this check)"
             )
         data = build_command_data(
-            self, cmd, name, group, subcommand, dict(options or {}), guild_id, user.id
+            self,
+            cmd,
+            name,
+            group,
+            subcommand,
+            dict(options or {}),
+            guild_id,
+            user.id,
+            enforce_limits=enforce_limits,
         )
         return await self._interaction(2, guild_id, channel_id, user, data, locale=locale)
 

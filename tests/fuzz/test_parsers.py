@@ -28,7 +28,8 @@ def check_dm_text(text: str) -> None:
     duel_id, rest = split_duel_prefix(text)
     assert rest == rest.strip()
     if duel_id is not None:
-        assert 0 <= duel_id < 10**12
+        # Any length: the services answer a number beyond our ids as an unknown duel.
+        assert duel_id >= 0
         assert text.lstrip().startswith("#")
     try:
         move = parse_move(rest)
@@ -60,6 +61,8 @@ def test_dm_prefix_examples() -> None:
     assert split_duel_prefix("#12 evade") == (12, "evade")
     assert split_duel_prefix("  # 7: ffs ") == (7, "ffs")
     assert split_duel_prefix("evade") == (None, "evade")
+    # A long number is still the duel number, not part of the move (issue 10).
+    assert split_duel_prefix("#99999999999999999999 evade") == (10**20 - 1, "evade")
 
 
 # -- the move parser -------------------------------------------------------------------

@@ -161,7 +161,13 @@ def test_handle_dm_specific_answers(world: SyncWorld) -> None:
     assert "several open duels" in world.run(world.intake.handle_dm(ANN, "evade"))
     assert "not a move" in world.run(world.intake.handle_dm(BOB, "\u0435vade"))
     assert "no open round" in world.run(world.intake.handle_dm(NOBODY, "evade"))
-    assert "not a duellist" in world.run(world.intake.handle_dm(BOB, f"#{world.duels['cd']} ev"))
+    cd = world.duels["cd"]
+    not_mine = world.run(world.intake.handle_dm(BOB, f"#{cd} ev"))
+    # Another's duel is answered exactly as a number that names no duel (issue 10).
+    assert not_mine == world.run(world.intake.handle_dm(BOB, "#999999 ev")).replace(
+        "999999", str(cd)
+    )
+    assert f"You have no duel #{cd}:" in not_mine
     assert "no duel #999999999999" in world.run(world.intake.handle_dm(BOB, "#999999999999 ev"))
     assert "too long" in world.run(world.intake.handle_dm(BOB, "evade " * 100))
     assert "Evade" in world.run(world.intake.handle_dm(BOB, f"#{ab} \u200bev\u202e"))

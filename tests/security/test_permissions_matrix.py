@@ -3,9 +3,14 @@ through the real discord.py client and the fake Discord, on SQLite and PostgreSQ
 
 Cells: ``allow``; or a refusal, named by what it says is needed: ``commander`` (a commander
 role, the admin role or Manage Server), ``admin`` (Manage Server or the admin role),
-``duellist`` (only a duellist of that duel), ``server`` (the duel belongs to another
-server: "There is no duel #N in this server"). A refusal is ephemeral, says what is needed,
-and changes no stored row (every table is compared before and after).
+``unknown`` (not the caller's own duel, for a move or anything in DMs: answered exactly as
+a number that names no duel, "You have no duel #N"), ``server`` (the duel belongs to
+another server: "There is no duel #N in this server"). A refusal is ephemeral, says what is
+needed, and changes no stored row (every table is compared before and after).
+
+Rows ``dm /odds``, ``dm /move`` and ``dm text`` (``#N evade``) are used in the bot's DMs,
+where only the caller's own duels exist: the other-guild cells are the members of other
+servers in DMs.
 
 Callers: duellist (side A of the duel), opponent (side B), commander (the configured
 commander role, no Manage Server), admin (Manage Server), role-admin (the configured admin
@@ -52,8 +57,11 @@ config missing-move          admin     admin     admin     allow    allow      a
 config locked-blocks-retreat admin     admin     admin     allow    allow      admin     allow
 config commander-role        admin     admin     admin     allow    allow      admin     allow
 config admin-role            admin     admin     admin     allow    allow      admin     allow
-move                         allow     allow     duellist  duellist duellist   duellist  duellist
-move button                  allow     allow     duellist  duellist duellist   duellist  duellist
+move                         allow     allow     unknown   unknown  unknown    unknown   unknown
+move button                  allow     allow     unknown   unknown  unknown    unknown   unknown
+dm /odds                     allow     allow     unknown   unknown  unknown    unknown   unknown
+dm /move                     allow     allow     unknown   unknown  unknown    unknown   unknown
+dm text                      allow     allow     unknown   unknown  unknown    unknown   unknown
 round close                  commander commander allow     allow    allow      commander server
 round undo                   commander commander allow     allow    allow      commander server
 round open                   commander commander allow     allow    allow      commander server
@@ -61,6 +69,9 @@ duel start                   commander commander allow     allow    allow      c
 duel challenge               commander commander allow     allow    allow      commander allow
 duel end                     commander commander allow     allow    allow      commander server
 """
+
+
+NOT_SLASH_IN_SERVER = ("move button", "dm /odds", "dm /move", "dm text")
 
 
 def parse_matrix(text: str) -> dict[str, dict[str, str]]:
@@ -71,7 +82,7 @@ def parse_matrix(text: str) -> dict[str, dict[str, str]]:
     for line in lines[1:]:
         cells = line.split()
         name = " ".join(cells[: len(cells) - len(ROLES)])
-        name = name if name == "move button" else "/" + name
+        name = name if name in NOT_SLASH_IN_SERVER else "/" + name
         table[name] = dict(zip(ROLES, cells[-len(ROLES) :], strict=True))
     return table
 
@@ -80,7 +91,7 @@ EXPECTED = parse_matrix(MATRIX)
 REFUSALS = {
     "commander": ["Only a commander can do this", "Manage Server"],
     "admin": ["Only an admin", "Manage Server"],
-    "duellist": ["You are not a duellist in duel #"],
+    "unknown": ["You have no duel #"],
     "server": ["There is no duel #", "in this server"],
 }
 
@@ -138,7 +149,7 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[Ctx], dict[str, Any]]]] = {
     ),
     "/duel end": ("duel", "end", lambda c: {"duel": c.duel_id, "reason": "matrix test"}),
 }
-assert set(COMMANDS) | {"move button"} == set(EXPECTED)
+assert set(COMMANDS) | set(NOT_SLASH_IN_SERVER) == set(EXPECTED)
 
 
 async def setup(fake: FakeDiscord, database: Database, role: str) -> tuple[Any, dict[str, Any]]:
@@ -238,12 +249,29 @@ async def invoke(c: Ctx, name: str) -> Any:
     if name == "move button":
         custom_id = next(i for i in c.prompt.custom_ids() if i.endswith(":evade"))
         handle = await fake.click_button(c.user.id, c.prompt, custom_id)
+    elif name == "dm text":
+        count = len(fake.dms_to(c.user.id))
+        await fake.send_dm(c.user.id, f"#{c.duel_id} evade")
+        answer = (await fake.wait_for_dms(c.user.id, count + 1, timeout=10))[-1]
+        return DmAnswer(answer.content or "", answer.embeds)
+    elif name.startswith("dm /"):
+        cmd, _, options = COMMANDS["/" + name.removeprefix("dm /")]
+        handle = await fake.invoke_slash(None, None, c.user.id, cmd, options=options(c))
     else:
         cmd, sub, options = COMMANDS[name]
         handle = await fake.invoke_slash(
             c.guild_id, c.channel_id, c.user.id, cmd, subcommand=sub, options=options(c)
         )
     return await handle.reply()
+
+
+@dataclass
+class DmAnswer:
+    """The bot's DM answer to DM text: seen by its recipient only, as an ephemeral reply."""
+
+    content: str
+    embeds: list[Any]
+    ephemeral: bool = True
 
 
 def text_of(reply: Any) -> str:
@@ -258,7 +286,7 @@ async def test_permissions_matrix(fake_discord: FakeDiscord, database: Database,
         duel_id = await prepare(w, extra)
         c = context(w, extra, role, duel_id)
         failures = []
-        registered = registered_commands() | {"move button"}
+        registered = registered_commands() | set(NOT_SLASH_IN_SERVER)
         for name, row in EXPECTED.items():
             if name not in registered:
                 continue

@@ -15,6 +15,25 @@ from bot.discord.render import settings_embed
 MANAGE_SERVER = discord.Permissions(manage_guild=True)
 
 
+def role_manager(role: discord.Role) -> str | None:
+    """Who, other than the server's admins, decides who has ``role`` (None: nobody): the
+    settings service refuses such a role for the commander and admin roles."""
+    tags = role.tags
+    if role.is_bot_managed():
+        return "a bot (it is that bot's own role)"
+    if role.is_premium_subscriber():
+        return "Discord (it is the Server Booster role)"
+    if role.is_integration():
+        return "an integration (such as Twitch or YouTube subscribers)"
+    if tags is not None and tags.is_available_for_purchase():
+        return "a role subscription (members buy it)"
+    if tags is not None and tags.is_guild_connection():
+        return "Discord's linked roles (members get it by connecting an account)"
+    if role.managed:
+        return "an integration"
+    return None
+
+
 class Admin(commands.Cog):
     config = app_commands.Group(
         name="config",
@@ -56,7 +75,10 @@ class Admin(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         await require_admin(interaction)
         await services_of(self.bot).settings.set_commander_role(
-            await require_guild(interaction), interaction.user.id, role.id
+            await require_guild(interaction),
+            interaction.user.id,
+            role.id,
+            managed_by=role_manager(role),
         )
         await interaction.followup.send(
             f"Commander role set to {role.mention}. Commanders start duels and open and "
@@ -72,7 +94,10 @@ class Admin(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         await require_admin(interaction)
         await services_of(self.bot).settings.set_admin_role(
-            await require_guild(interaction), interaction.user.id, role.id
+            await require_guild(interaction),
+            interaction.user.id,
+            role.id,
+            managed_by=role_manager(role),
         )
         await interaction.followup.send(
             f"Admin role set to {role.mention}.",

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import io
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.db.models import ID_MAX, ID_MIN
 from bot.discord.checks import require_commander, require_guild
 from bot.discord.client import services_of, wake_outbox
 from bot.discord.render import (
@@ -31,11 +32,36 @@ from bot.rules import get_ruleset, ruleset_ids
 from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
 from bot.rules.rule_2_14 import STAT_MAX, STAT_MIN
 from bot.services.deadlines import parse_deadline
+from bot.services.errors import InvalidInput
+from bot.services.scope import DuelScope
 from bot.services.views import MemberRef
 
 MANAGE_SERVER = discord.Permissions(manage_guild=True)
 Stat = app_commands.Range[int, STAT_MIN, STAT_MAX]
-DuelId = app_commands.Range[int, 1, 2_000_000_000]
+
+
+class DuelNumber(app_commands.Transformer):
+    """A duel number option. Its registered range keeps Discord's clients within our ids;
+    any other integer still reaches the service, which answers it as an unknown duel (a
+    range error here would answer differently from "no such duel")."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.integer
+
+    @property
+    def min_value(self) -> int:
+        return ID_MIN
+
+    @property
+    def max_value(self) -> int:
+        return ID_MAX
+
+    async def transform(self, interaction: discord.Interaction, value: Any) -> int:
+        return int(value)
+
+
+DuelId = app_commands.Transform[int, DuelNumber]
 
 
 ALL_RULESETS = [
@@ -67,12 +93,43 @@ def member_ref(member: AnyMember) -> MemberRef:
     return MemberRef(member.id, member.display_name)
 
 
+def duellist_ref(member: AnyMember) -> MemberRef:
+    """A member who may duel, or have stats and sheets: a member of this server who is not
+    a bot (this one included). Discord resolves a user who is not a member as a User."""
+    name = safe(member.display_name)
+    if member.bot:
+        raise InvalidInput(
+            f"{name} is a bot: bots cannot duel or have stats or sheets. "
+            "Pick a member of this server who is not a bot."
+        )
+    if not isinstance(member, discord.Member):
+        raise InvalidInput(
+            f"{name} is not a member of this server: only its members can duel or have "
+            "stats or sheets here."
+        )
+    return member_ref(member)
+
+
 async def duel_autocomplete(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[int]]:
-    if interaction.guild_id is None:
-        return []
-    duels = await services_of(interaction.client).duels.list_duels(interaction.guild_id)
+    """The duels the caller may name: this server's, or in a DM their own."""
+    scope = DuelScope.of_caller(interaction.user.id, interaction.guild_id)
+    return await _duel_choices(interaction, scope, current)
+
+
+async def own_duel_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[int]]:
+    """The caller's own live duels (of this server, when used in one): for /move."""
+    scope = DuelScope.of_duellist(interaction.user.id, interaction.guild_id)
+    return await _duel_choices(interaction, scope, current)
+
+
+async def _duel_choices(
+    interaction: discord.Interaction, scope: DuelScope, current: str
+) -> list[app_commands.Choice[int]]:
+    duels = await services_of(interaction.client).duels.duels_in_scope(scope)
     wanted = current.strip().lstrip("#").casefold()
     choices = []
     for d in duels:
@@ -116,7 +173,7 @@ class Commander(commands.Cog):
     ) -> None:
         guild_id = await commander_answer(interaction)
         profile = await services_of(self.bot).profiles.set_stats(
-            guild_id, interaction.user.id, member_ref(member), str_, agi
+            guild_id, interaction.user.id, duellist_ref(member), str_, agi
         )
         await interaction.followup.send(f"Stats saved: {profile_text(profile)}.", ephemeral=True)
 
@@ -147,7 +204,7 @@ class Commander(commands.Cog):
         profile = await services_of(self.bot).profiles.set_sheet(
             guild_id,
             interaction.user.id,
-            member_ref(member),
+            duellist_ref(member),
             ruleset,
             parse_sheet_fields(fields),
         )
@@ -187,15 +244,12 @@ class Commander(commands.Cog):
         params: app_commands.Range[str, 1, 500] | None = None,
     ) -> None:
         guild_id = await commander_answer(interaction)
-        if a.bot or b.bot:
-            await interaction.followup.send("Bots cannot duel: pick two members.", ephemeral=True)
-            return
         view = await services_of(self.bot).duels.start_duel(
             guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
             actor_id=interaction.user.id,
-            a=member_ref(a),
-            b=member_ref(b),
+            a=duellist_ref(a),
+            b=duellist_ref(b),
             ruleset=ruleset,
             params=parse_sheet_fields(params) if params else None,
         )
@@ -229,8 +283,8 @@ class Commander(commands.Cog):
             guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
             actor_id=interaction.user.id,
-            challenger=member_ref(challenger),
-            challenged=member_ref(challenged),
+            challenger=duellist_ref(challenger),
+            challenged=duellist_ref(challenged),
             accepted=accepted,
             units_in_contact=contact,
         )

@@ -13,17 +13,20 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord.client import services_of, wake_outbox
-from bot.discord.cogs.commander import DuelId
+from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.render import deadline_text, moves_help, receipt_text, safe
 from bot.rules.base import MoveSpec, get_ruleset
 from bot.rules.rule_2_14 import MOVES
 from bot.services.errors import AmbiguousDuel
+from bot.services.scope import DuelScope
 
 log = logging.getLogger(__name__)
 
 MAX_DM_LENGTH = 200
-_DUEL_PREFIX = re.compile(r"^\s*#\s*(\d{1,12})\s*[:,.\-]?\s*(.*)$", re.DOTALL)
+# Any number of digits: a number too large to be a duel is answered as an unknown duel (the
+# services check the range), not read as part of the move.
+_DUEL_PREFIX = re.compile(r"^\s*#\s*(\d+)\s*[:,.\-]?\s*(.*)$", re.DOTALL)
 _HELP_WORDS = {"help", "?", "moves", "status", "duels"}
 
 
@@ -38,18 +41,21 @@ def split_duel_prefix(text: str) -> tuple[int | None, str]:
 async def move_autocomplete(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """The legal moves of the duel named in the `duel` option (rule 2.14's by default)."""
+    """The legal moves of the duel named in the `duel` option (rule 2.14's by default). A
+    duel that is not the caller's gives the default, as an unknown number does."""
     duel_id = getattr(interaction.namespace, "duel", None)
     moves: tuple[MoveSpec, ...] = MOVES
     if isinstance(duel_id, int):
+        user_id, guild_id = interaction.user.id, interaction.guild_id
         try:
             duels = services_of(interaction.client).duels
             # What this duellist may choose now (a FoEQ step's phase), else the ruleset's.
-            legal = await duels.choices_for(duel_id, interaction.user.id)
+            legal = await duels.choices_for(duel_id, user_id, guild_id)
             if legal:
                 moves = tuple(MoveSpec(m["id"], m["label"], "move") for m in legal)
             else:
-                duel = await duels.get_duel(duel_id)
+                scope = DuelScope.of_duellist(user_id, guild_id)
+                duel = await duels.get_duel(duel_id, scope=scope)
                 moves = get_ruleset(duel.ruleset).moves()
         except Exception:  # autocomplete is a hint: fall back to rule 2.14's moves
             moves = MOVES
@@ -136,6 +142,7 @@ class Intake(commands.Cog):
         duel="Duel number",
         move="Your move, e.g. evade or ffs (only you will see this)",
     )
+    @app_commands.autocomplete(duel=own_duel_autocomplete)
     @app_commands.autocomplete(move=move_autocomplete)
     @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
     async def move(
@@ -146,7 +153,11 @@ class Intake(commands.Cog):
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         receipt = await services_of(self.bot).duels.submit_move(
-            user_id=interaction.user.id, move=move, via="slash", duel_id=duel
+            user_id=interaction.user.id,
+            move=move,
+            via="slash",
+            duel_id=duel,
+            guild_id=interaction.guild_id,
         )
         if receipt.closed is not None:
             wake_outbox(self.bot)

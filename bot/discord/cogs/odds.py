@@ -11,6 +11,7 @@ from bot.discord.cogs.commander import DuelId, duel_autocomplete
 from bot.discord.render import duel_title, odds_text
 from bot.rules.rule_2_14 import RULE_2_14, Duellist
 from bot.services.errors import InvalidInput
+from bot.services.scope import DuelScope
 from bot.services.views import DuelView
 
 
@@ -45,20 +46,16 @@ class Odds(commands.Cog):
         await interaction.followup.send(embed=embed, ephemeral=True)
 
     async def _pick(self, interaction: discord.Interaction, duel: int | None) -> DuelView:
-        services = services_of(self.bot)
+        """The named duel if the caller may see it (this server's; in a DM, their own),
+        else the caller's one live duel (of this server, in a server)."""
+        duels = services_of(self.bot).duels
+        user_id, guild_id = interaction.user.id, interaction.guild_id
         if duel is not None:
-            return await services.duels.get_duel(duel, interaction.guild_id)
-        if interaction.guild_id is None:
-            raise InvalidInput("Name the duel: `/odds duel:<number>`.")
-        mine = [
-            d
-            for d in await services.duels.list_duels(interaction.guild_id)
-            if d.side_of(interaction.user.id) is not None
-        ]
+            return await duels.get_duel(duel, scope=DuelScope.of_caller(user_id, guild_id))
+        mine = await duels.duels_in_scope(DuelScope.of_duellist(user_id, guild_id))
         if len(mine) != 1:
-            raise InvalidInput(
-                "Name the duel: `/odds duel:<number>` (`/duel list` shows the duels)."
-            )
+            hint = " (`/duel list` shows the duels)." if guild_id is not None else "."
+            raise InvalidInput("Name the duel: `/odds duel:<number>`" + hint)
         return mine[0]
 
 
