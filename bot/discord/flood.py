@@ -91,8 +91,6 @@ class UserRateLimiter:
             if self._refilled(bucket, now) < self.burst:
                 break
             del self._users[user_id]
-        while len(self._users) > self.max_users:
-            self._users.popitem(last=False)
 
     def check(self, user_id: int) -> Decision:
         """Take one message's allowance from ``user_id``, or say why not."""
@@ -108,6 +106,8 @@ class UserRateLimiter:
         if bucket.tokens >= self.burst:
             bucket.noticed = False  # cooled down: a later flood gets a notice again
         self._users[user_id] = bucket  # most recently seen last
+        while len(self._users) > self.max_users:
+            self._users.popitem(last=False)
         if bucket.tokens >= 1.0:
             bucket.tokens -= 1.0
             return Decision(Verdict.ALLOWED, 0.0)
