@@ -3,6 +3,8 @@ is refused with a typed error naming the author's current move, and nothing is s
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.config import DuelSettings
@@ -81,3 +83,22 @@ async def test_default_cap_is_ten_changes(database: Database) -> None:
             user_id=ALICE.user_id, move="evade", via="dm_text", duel_id=duel_id
         )
     assert len(await submissions(database)) == 11
+
+
+async def test_concurrent_changes_stop_at_the_cap(database: Database) -> None:
+    services = Services.create(database, DuelSettings(change_of_choice=True, max_move_changes=10))
+    duel_id = await duel_with_round(services)
+    results = await asyncio.gather(
+        *(
+            services.duels.submit_move(
+                user_id=ALICE.user_id, move=MOVES[i % 5], via="slash", duel_id=duel_id
+            )
+            for i in range(20)
+        ),
+        return_exceptions=True,
+    )
+    refused = [r for r in results if isinstance(r, BaseException)]
+    assert len(refused) == 9 and all(isinstance(r, TooManyChanges) for r in refused)
+    rows = await submissions(database)
+    assert len(rows) == 11
+    assert len([r for r in rows if r.superseded_at is None]) == 1
