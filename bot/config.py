@@ -45,10 +45,22 @@ class DuelSettings:
     auto_close: bool = True
     reminders: tuple[str, ...] = ("24h", "1h")
     close_when_all_submitted: bool = False
+    # Changes of move one side may make in one round where change of choice is on.
+    max_move_changes: int = 10
     # Server defaults; admins change them per server with /config.
     change_of_choice: bool = False
     missing_move: str = "none"
     locked_blocks_retreat: bool = False
+
+
+@dataclass(frozen=True)
+class LimitSettings:
+    """Per-user flood limit on move intake (DMs, /move, move buttons): ``dm_burst`` at
+    once, then one every ``dm_window_seconds / dm_burst`` s. ``dm_burst = 0`` turns it off."""
+
+    dm_burst: int = 5
+    dm_window_seconds: float = 10.0
+    dm_tracked_users: int = 100_000
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,7 @@ class Settings:
     discord: DiscordSettings = field(default_factory=DiscordSettings)
     duels: DuelSettings = field(default_factory=DuelSettings)
     workers: WorkerSettings = field(default_factory=WorkerSettings)
+    limits: LimitSettings = field(default_factory=LimitSettings)
     log_level: str = "INFO"
 
 
@@ -110,6 +123,7 @@ def load_settings(
     dc = _section(data, "discord")
     du = _section(data, "duels")
     wk = _section(data, "workers")
+    lm = _section(data, "limits")
     lg = _section(data, "logging")
     for name, section, allowed in (
         ("database", db, {"url", "echo"}),
@@ -128,6 +142,7 @@ def load_settings(
         ),
         ("duels", du, set(DuelSettings.__dataclass_fields__)),
         ("workers", wk, set(WorkerSettings.__dataclass_fields__)),
+        ("limits", lm, set(LimitSettings.__dataclass_fields__)),
         ("logging", lg, {"level"}),
     ):
         unknown = set(section) - allowed
@@ -194,7 +209,12 @@ def load_settings(
             du.get("locked_blocks_retreat", defaults.locked_blocks_retreat),
             bool,
         ),
+        max_move_changes=_typed(
+            "duels", "max_move_changes", du.get("max_move_changes", defaults.max_move_changes), int
+        ),
     )
+    if duels.max_move_changes < 1:
+        raise ConfigError("[duels] max_move_changes must be at least 1.")
     if duels.missing_move not in ("none", "forfeit"):
         raise ConfigError('[duels] missing_move must be "none" or "forfeit".')
     if not all(isinstance(r, str) for r in duels.reminders):
@@ -214,10 +234,42 @@ def load_settings(
             float,
         ),
     )
+    limits = _limits(lm)
     level = env.get("DUELBOT_LOG_LEVEL") or _typed("logging", "level", lg.get("level", "INFO"), str)
     return Settings(
-        database=database, discord=discord, duels=duels, workers=workers, log_level=level.upper()
+        database=database,
+        discord=discord,
+        duels=duels,
+        workers=workers,
+        limits=limits,
+        log_level=level.upper(),
     )
+
+
+def _limits(section: Mapping[str, Any]) -> LimitSettings:
+    defaults = LimitSettings()
+    limits = LimitSettings(
+        dm_burst=_typed("limits", "dm_burst", section.get("dm_burst", defaults.dm_burst), int),
+        dm_window_seconds=_typed(
+            "limits",
+            "dm_window_seconds",
+            section.get("dm_window_seconds", defaults.dm_window_seconds),
+            float,
+        ),
+        dm_tracked_users=_typed(
+            "limits",
+            "dm_tracked_users",
+            section.get("dm_tracked_users", defaults.dm_tracked_users),
+            int,
+        ),
+    )
+    if limits.dm_burst < 0:
+        raise ConfigError("[limits] dm_burst must be 0 (no limit) or more.")
+    if not limits.dm_window_seconds > 0:
+        raise ConfigError("[limits] dm_window_seconds must be more than 0.")
+    if limits.dm_tracked_users < 1:
+        raise ConfigError("[limits] dm_tracked_users must be at least 1.")
+    return limits
 
 
 def _read(file: Path) -> dict[str, Any]:

@@ -68,6 +68,12 @@ async def current_submissions(session: AsyncSession, round_id: int) -> dict[str,
     return {s.side: s for s in (await session.execute(stmt)).scalars()}
 
 
+async def submission_count(session: AsyncSession, round_id: int, side: str) -> int:
+    """Every move this side stored in this round, superseded ones included."""
+    stmt = select(func.count()).where(Submission.round_id == round_id, Submission.side == side)
+    return int((await session.execute(stmt)).scalar_one())
+
+
 async def submitted_sides(session: AsyncSession, round_ids: Sequence[int]) -> dict[int, set[str]]:
     if not round_ids:
         return {}

@@ -11,6 +11,7 @@ import yarl
 from discord.ext import commands
 
 from bot.config import Settings
+from bot.discord.pacing import PacingTrace
 from bot.services import Services
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,8 @@ def _base_kwargs(settings: Settings) -> dict[str, Any]:
         "max_messages": 200,
         "chunk_guilds_at_startup": False,
         "member_cache_flags": discord.MemberCacheFlags.none(),
+        # Global REST pacing, counted when each request is sent (bot/discord/pacing.py).
+        "http_trace": PacingTrace(),
     }
 
 

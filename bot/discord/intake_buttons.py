@@ -8,6 +8,7 @@ from typing import Any
 
 import discord
 
+from bot.discord import flood
 from bot.discord.client import services_of
 from bot.discord.errors import reply_ephemeral, user_message
 from bot.discord.render import receipt_text
@@ -46,6 +47,8 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
         return cls(int(match["duel_id"]), int(match["round_no"]), match["move"], label)
 
     async def callback(self, interaction: discord.Interaction) -> None:
+        if await flood.refuse_interaction(interaction):
+            return
         # Answer first: the database may be busy, Discord gives us 3 seconds.
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:

@@ -42,6 +42,7 @@ from bot.services.errors import (
     NotFound,
     RoundNotOpen,
     StateConflict,
+    TooManyChanges,
 )
 from bot.services.profiles import clean_name, no_stats_message
 from bot.services.scope import DuelScope
@@ -763,6 +764,7 @@ class DuelService:
                         "changing a move before the round closes.",
                         current.move,
                     )
+                await self._refuse_past_change_cap(session, duel, rnd, side, current.move)
                 current.superseded_at = now
                 changed_from = current.move
                 await session.flush()
@@ -799,6 +801,22 @@ class DuelService:
                 deadline=rnd.deadline,
                 opponent_name=duel.state[other]["name"],
                 closed=closed,
+            )
+
+    async def _refuse_past_change_cap(
+        self, session: AsyncSession, duel: Duel, rnd: Round, side: str, current_move: str
+    ) -> None:
+        """A side may change its move at most ``max_move_changes`` times per round: the
+        first move plus that many changes are stored, nothing more."""
+        cap = self._defaults.max_move_changes
+        changes = await queries.submission_count(session, rnd.id, side) - 1
+        if changes >= cap:
+            label = _ruleset(duel.ruleset).choice_label(current_move)
+            raise TooManyChanges(
+                f"You have changed your move {changes} times in round {rnd.number} of duel "
+                f"#{duel.id}, the most allowed; your current move stays {label}.",
+                changes,
+                current_move,
             )
 
     async def _only_open_duel(self, session: AsyncSession, user_id: int) -> tuple[Duel, Round]:

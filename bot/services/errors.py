@@ -39,6 +39,15 @@ class MoveAlreadyLocked(StateConflict):
         self.locked_move = locked_move
 
 
+class TooManyChanges(StateConflict):
+    """Change of choice is on, but this side has changed its move as often as allowed."""
+
+    def __init__(self, message: str, changes: int, current_move: str) -> None:
+        super().__init__(message)
+        self.changes = changes
+        self.current_move = current_move
+
+
 class AmbiguousDuel(DomainError):
     """A duellist in several open duels sent a move without saying which duel."""
 

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.config import DiscordSettings, DuelSettings, Settings, WorkerSettings
+from bot.config import DiscordSettings, DuelSettings, LimitSettings, Settings, WorkerSettings
 from bot.db.engine import Database
 from bot.discord.client import DuelBot, ShardedDuelBot, create_bot
 from bot.services import Services
@@ -15,11 +15,14 @@ from tests.fakediscord import MANAGE_GUILD, FakeDiscord, run_bot
 from tests.fakediscord.models import FakeGuild, FakeUser
 
 
-def bot_settings(fake: FakeDiscord, **duels: Any) -> Settings:
+def bot_settings(
+    fake: FakeDiscord, *, limits: LimitSettings | None = None, **duels: Any
+) -> Settings:
     return Settings(
         discord=DiscordSettings(api_base_url=fake.api_base_url, gateway_url=fake.gateway_url),
         duels=replace(DuelSettings(), **duels),
         workers=WorkerSettings(outbox_poll_seconds=0.05, scheduler_poll_seconds=0.1),
+        limits=limits or LimitSettings(),
     )
 
 
@@ -85,10 +88,15 @@ def populate(fake: FakeDiscord) -> dict[str, Any]:
 
 @asynccontextmanager
 async def running_world(
-    fake: FakeDiscord, database: Database, people: dict[str, Any] | None = None, **duels: Any
+    fake: FakeDiscord,
+    database: Database,
+    people: dict[str, Any] | None = None,
+    *,
+    limits: LimitSettings | None = None,
+    **duels: Any,
 ) -> AsyncIterator[World]:
     people = people or populate(fake)
-    settings = bot_settings(fake, **duels)
+    settings = bot_settings(fake, limits=limits, **duels)
     services = Services.create(database, settings.duels)
     bot = create_bot(services, settings)
     async with run_bot(bot, fake):

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from bot.config import LimitSettings
 from bot.db.engine import Database
 from bot.db.models import Duel
 from bot.rules.dice import derive_roll
@@ -84,7 +85,8 @@ async def test_a_whole_foeq_duel_through_discord(
     fake_discord: FakeDiscord, database: Database
 ) -> None:
     fake = fake_discord
-    async with running_world(fake, database) as w:
+    # The test plays every step at machine speed, far above the per-user move limit.
+    async with running_world(fake, database, limits=LimitSettings(dm_burst=0)) as w:
         for member, fields in ((w.ann, ANN), (w.bob, BOB)):
             reply = await w.slash(
                 w.commander, "sheet", "set", member=member.id, ruleset=FOEQ, fields=fields

@@ -122,7 +122,8 @@ async def test_hundred_concurrent_submissions_across_fifty_duels(
 
 
 async def test_concurrent_changes_of_choice_keep_one_current(database: Database) -> None:
-    services = Services.create(database, DuelSettings(change_of_choice=True))
+    # Room for every change: the cap has its own race test (tests/services/test_change_cap.py).
+    services = Services.create(database, DuelSettings(change_of_choice=True, max_move_changes=19))
     duel_id = await duel_with_round(services)
     moves = ["ffs", "ss", "la", "ev", "flee"] * 4
     await asyncio.gather(

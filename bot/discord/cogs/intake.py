@@ -12,6 +12,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord import flood
 from bot.discord.client import services_of, wake_outbox
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
@@ -77,11 +78,26 @@ class Intake(commands.Cog):
             return
         if message.author.id == (self.bot.user.id if self.bot.user else 0):
             return
+        if await self._over_flood_limit(message):
+            return
         reply = await self.handle_dm(message.author.id, message.content)
         try:
             await message.channel.send(reply, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
             log.warning("Could not answer a DM from user %s", message.author.id)
+
+    async def _over_flood_limit(self, message: discord.Message) -> bool:
+        """Over the per-user limit: one notice, then silence (no reply, no database work)."""
+        limiter = flood.limiter_of(self.bot)
+        decision = limiter.check(message.author.id)
+        if decision.verdict is flood.Verdict.NOTICE:
+            try:
+                await message.channel.send(
+                    limiter.notice(decision), allowed_mentions=discord.AllowedMentions.none()
+                )
+            except discord.HTTPException:
+                log.warning("Could not send the flood notice to user %s", message.author.id)
+        return not decision.allowed
 
     async def handle_dm(self, user_id: int, content: str) -> str:
         text = content.strip()
@@ -151,6 +167,8 @@ class Intake(commands.Cog):
         duel: DuelId,
         move: app_commands.Range[str, 1, 100],
     ) -> None:
+        if await flood.refuse_interaction(interaction):
+            return
         await interaction.response.defer(ephemeral=True, thinking=True)
         receipt = await services_of(self.bot).duels.submit_move(
             user_id=interaction.user.id,
