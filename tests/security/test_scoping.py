@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from bot.config import LimitSettings
 from bot.db.engine import Database
 from bot.db.models import ID_MAX
 from tests.cli.test_verify_stored import _closed_round as closed_round
@@ -32,6 +33,8 @@ from tests.discord.harness import World, populate, running_world
 from tests.fakediscord import MANAGE_GUILD, FakeDiscord
 from tests.fakediscord.models import FakeGuild, FakeMessage, FakeUser
 from tests.security.snapshot import settle, snapshot
+
+NO_FLOOD_LIMIT = LimitSettings(dm_burst=0)
 
 UNKNOWN = 999_999  # a duel number no test creates
 HUGE = (ID_MAX + 1, 99_999_999_999, 99_999_999_999_999_999_999)
@@ -63,7 +66,8 @@ async def hall(fake: FakeDiscord, database: Database) -> AsyncIterator[Hall]:
     other_admin = fake.add_member(other.id, "otheradmin", roles=[referee]).user
     zed = fake.add_member(other.id, "zed").user
     yan = fake.add_member(other.id, "yan").user
-    async with running_world(fake, database, people) as w:
+    # Many moves from one account in seconds: the flood limit is tested in test_floods.py.
+    async with running_world(fake, database, people, limits=NO_FLOOD_LIMIT) as w:
         for user in (w.ann, w.bob):
             await w.slash(w.commander, "stats", "set", member=user.id, str=5, agi=3)
         duel_id = await started(await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id))
