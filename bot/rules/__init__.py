@@ -10,8 +10,8 @@ __all__ = [
     "Ruleset",
     "by_this_axe",
     "foeq",
-    "registry",
     "get_ruleset",
+    "registry",
     "rule_2_14",
     "ruleset_ids",
 ]

@@ -19,6 +19,8 @@ from bot.rules.by_this_axe.sheet import (
     Combatant,
 )
 from bot.rules.by_this_axe.state import (
+    BEFORE_BLOWS,
+    Forfeit,
     forfeit_dice,
 )
 from bot.rules.by_this_axe.tables import (
@@ -67,7 +69,7 @@ def _exchange(attack: int, parry: int) -> dict[tuple[int, bool], Fraction]:
 
 
 def landed_joint(
-    a_allot: Allotment, b_allot: Allotment, takes: TrickTakes = "parry_first"
+    a_allot: Allotment, b_allot: Allotment, takes: TrickTakes | Forfeit = "parry_first"
 ) -> dict[tuple[int, int], Fraction]:
     """Exact joint distribution of (hits landing on A, hits landing on B) before saves."""
     trick_a = ((True, TRICK_P), (False, 1 - TRICK_P)) if a_allot.tricks else ((False, 1),)
@@ -93,7 +95,7 @@ def landed_joint(
 
 def round_joint(
     a: Combatant, b: Combatant, a_allot: Allotment, b_allot: Allotment,
-    takes: TrickTakes = "parry_first",
+    takes: TrickTakes | Forfeit = "parry_first",
 ) -> dict[tuple[int, int], Fraction]:
     """Exact joint distribution of (unsaved hits on A, unsaved hits on B) in one round."""
     out: dict[tuple[int, int], Fraction] = {}
@@ -111,9 +113,24 @@ def outcomes_from_joint(
     b: Combatant,
     a_flees: bool,
     b_flees: bool,
+    flight: str = BEFORE_BLOWS,
 ) -> dict[str, Fraction]:
+    """The outcome distribution from the joint unsaved hits and who flees. ``flight``:
+    before-blows, the flee dice come first and a duellist who gets away ends the round
+    before any blow (the joint applies only when nobody got away); after-blows, they are
+    rolled after the armor saves by a fleer still standing."""
     out: dict[str, Fraction] = {}
+    pa = HALF if a_flees else Fraction(0)
+    pb = HALF if b_flees else Fraction(0)
+    stay = Fraction(1)
+    if flight == BEFORE_BLOWS:
+        _add(out, BOTH_FLEE, pa * pb)
+        _add(out, A_FLEES, pa * (1 - pb))
+        _add(out, B_FLEES, (1 - pa) * pb)
+        stay = (1 - pa) * (1 - pb)
+        pa = pb = Fraction(0)  # a fleer who stayed has no second try this round
     for (ua, ub), p in joint.items():
+        p = p * stay
         down_a = a.wounds_taken + ua >= a.wounds
         down_b = b.wounds_taken + ub >= b.wounds
         if down_a and down_b:
@@ -123,13 +140,30 @@ def outcomes_from_joint(
         elif down_b:
             _add(out, A_WINS, p)
         else:
-            pa = HALF if a_flees else Fraction(0)
-            pb = HALF if b_flees else Fraction(0)
             _add(out, BOTH_FLEE, p * pa * pb)
             _add(out, A_FLEES, p * pa * (1 - pb))
             _add(out, B_FLEES, p * (1 - pa) * pb)
             _add(out, CONTINUE, p * (1 - pa) * (1 - pb))
     return {o: out[o] for o in OUTCOMES if o in out}
+
+
+def blows_reached(a_flees: bool, b_flees: bool, flight: str) -> Fraction:
+    """The chance the round comes to blows (before-blows: nobody got away first)."""
+    if flight != BEFORE_BLOWS:
+        return Fraction(1)
+    return (HALF if a_flees else Fraction(1)) * (HALF if b_flees else Fraction(1))
+
+
+def hits_with_flight(
+    joint: Mapping[tuple[int, int], Fraction], reached: Fraction
+) -> dict[tuple[int, int], Fraction]:
+    """The joint unsaved hits when the blows happen only with chance ``reached`` (no hit
+    otherwise)."""
+    out: dict[tuple[int, int], Fraction] = {}
+    for key, p in joint.items():
+        _add(out, key, p * reached)
+    _add(out, (0, 0), 1 - reached)
+    return out
 
 
 def _marginal(joint: Mapping[tuple[int, int], Fraction], index: int) -> dict[int, Fraction]:
@@ -153,7 +187,7 @@ def unsaved_hits_distribution(
     a_allot: str,
     b_allot: str,
     *,
-    takes: TrickTakes = "parry_first",
+    takes: TrickTakes | Forfeit = "parry_first",
 ) -> dict[int, Fraction]:
     """Exact distribution of the unsaved hits the attacker deals the defender in one round
     (attacks past the parries plus a counterattack, after the defender's armor saves), when

@@ -46,7 +46,12 @@ FLEE_FROM_ROUND = 2
 
 A_WINS, B_WINS, BOTH_DEFEATED = "a_wins", "b_wins", "both_defeated"
 A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE = "a_flees", "b_flees", "both_flee", "continue"
-OUTCOMES: tuple[str, ...] = (A_WINS, B_WINS, BOTH_DEFEATED, A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE)
+#: A round halted after its dirty tricks until the victims choose their forfeited dice
+#: (house rule ``forfeit = victim-chooses``); the next step finishes the round.
+FORFEIT_CHOICE = "forfeit_choice"
+OUTCOMES: tuple[str, ...] = (
+    A_WINS, B_WINS, BOTH_DEFEATED, A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE, FORFEIT_CHOICE,
+)
 
 def describe_outcome(outcome: str, a_name: str, b_name: str) -> str:
     """One sentence for an outcome id, with the duellists' names (for posts)."""
@@ -58,6 +63,8 @@ def describe_outcome(outcome: str, a_name: str, b_name: str) -> str:
         B_FLEES: f"{b_name} runs away; the duel ends with no winner",
         BOTH_FLEE: "Both characters run away; the duel ends with no winner",
         CONTINUE: "Nobody is defeated and nobody ran away; the duel goes on",
+        FORFEIT_CHOICE: "A dirty trick worked: the round waits for the victim to choose "
+        "which two dice to forfeit",
     }
     return texts.get(outcome, outcome)
 
@@ -96,6 +103,7 @@ C_ROUNDS = "By This Axe, Duels (rounds)"
 C_WOUNDS = "duelbot wounds"
 C_MISSING = "duelbot missing allotment"
 C_FORFEIT = "duelbot missing_move = forfeit"
+C_FORFEIT_CHOICE = "duelbot forfeit = victim-chooses"
 
 
 def _hit(value: int) -> bool:
