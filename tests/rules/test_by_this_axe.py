@@ -397,7 +397,8 @@ def test_wounds_accumulate_across_rounds() -> None:
 
 def test_flee_succeeds_on_1_to_3_and_the_fleer_makes_no_attack_or_parry() -> None:
     # B hits twice; A (fleeing) has no parry; A saves both (5, 6) and rolls 3 to flee.
-    result = resolve(duel(round_no=2, flight="after-blows"), "flee", "a2p2t0", [1, 1, 6, 6, 5, 6, 3])
+    state = duel(round_no=2, flight="after-blows")
+    result = resolve(state, "flee", "a2p2t0", [1, 1, 6, 6, 5, 6, 3])
     assert [(r.side, r.purpose) for r in result.rolls] == [
         ("b", "attack"), ("b", "attack"), ("b", "parry"), ("b", "parry"),
         ("a", "armor_save"), ("a", "armor_save"), ("a", "flee"),

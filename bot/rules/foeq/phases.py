@@ -13,6 +13,9 @@ from bot.rules.base import (
 )
 from bot.rules.errors import InvalidRoundInput
 from bot.rules.foeq.state import (
+    DISRUPTIVE_RULE,
+    EITHER,
+    WINNER_ONLY,
     FoeqState,
 )
 from bot.rules.foeq.tables import (
@@ -70,11 +73,30 @@ def twist_pool(state: FoeqState, side: Side) -> tuple[str, Side, tuple[int, ...]
     return kind, owner, corner.trick_dice if kind == TRICK else corner.fault_dice
 
 
-def consequence_options(state: FoeqState, victor: Side) -> tuple[str, ...]:
-    """The consequences the victor may choose from (one entry: nothing to choose)."""
+def score_chooser(
+    state: FoeqState, victor: Side, disruptive: str | None = None
+) -> Side:
+    """Who chooses the loser's consequence: the victor, unless only the loser is Disruptive
+    and the house rule ``disruptive = either`` lets a Disruptive loser choose."""
+    rule = disruptive or state.house_rules.get(DISRUPTIVE_RULE.key, WINNER_ONLY)
+    loser = other_side(victor)
+    if (
+        rule == EITHER
+        and state.corner(victor).style != DISRUPTIVE
+        and state.corner(loser).style == DISRUPTIVE
+    ):
+        return loser
+    return victor
+
+
+def consequence_options(
+    state: FoeqState, victor: Side, disruptive: str | None = None
+) -> tuple[str, ...]:
+    """The consequences the chooser (``score_chooser``) may pick for the loser of a Shot
+    won by ``victor`` (one entry: nothing to choose). School options are the victor's."""
     me = state.corner(victor)
     schools = tuple(s for s in PRIDE_SCHOOLS if s in state.duellist(victor).schools)
-    if me.style == DISRUPTIVE:
+    if me.style == DISRUPTIVE or score_chooser(state, victor, disruptive) != victor:
         return (HIT_DIE, *schools, FIRST_BLOOD, DEATH)
     if me.stake == PRIDE:
         return (HIT_DIE, *schools)
@@ -152,7 +174,13 @@ def step_prompt(state: FoeqState, side: Side) -> str | None:
             f"or `none`.{dice}"
         )
     if state.phase == SCORE_CHOICE:
-        options = ", ".join(f"`{c}`" for c in consequence_options(state, side))
+        victor = state.shot_winner or side
+        options = ", ".join(f"`{c}`" for c in consequence_options(state, victor))
+        if victor != side:
+            return (
+                f"The Score: {them} won the Shot, but your Disruptive Style lets you choose "
+                f"the consequence you face (house rule disruptive = either): {options}."
+            )
         return (
             f"The Score: you won the Shot. Choose the consequence {them} faces: {options}."
         )

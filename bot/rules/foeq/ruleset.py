@@ -8,6 +8,7 @@ from typing import Any
 from bot.rules.base import (
     SIDES,
     Fighter,
+    HouseRule,
     MoveSpec,
     RoundResult,
     Ruleset,
@@ -15,7 +16,7 @@ from bot.rules.base import (
     Side,
 )
 from bot.rules.dice import DiceSource
-from bot.rules.errors import InvalidChoice, InvalidRoundInput
+from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
 from bot.rules.foeq.parsing import (
     _KEEP_WORDS,
     _STAKE_LOOKUP,
@@ -48,6 +49,7 @@ from bot.rules.foeq.sheet import (
     Duellist,
 )
 from bot.rules.foeq.state import (
+    HOUSE_RULES,
     FoeqState,
     Options,
     _side,
@@ -253,7 +255,7 @@ class FoeqSpellDuel(Ruleset):
         if state.phase == SCORE_CHOICE:
             return tuple(
                 MoveSpec(c, CONSEQUENCE_LABELS[c], "consequence")
-                for c in consequence_options(state, side)
+                for c in consequence_options(state, state.shot_winner or side)
             )
         return ()
 
@@ -294,7 +296,7 @@ class FoeqSpellDuel(Ruleset):
             return f"reroll:{kind}:{index}"
         if state.phase == SCORE_CHOICE:
             found = parse_consequence(text)
-            options = consequence_options(state, side)
+            options = consequence_options(state, state.shot_winner or side)
             if found not in options:
                 raise InvalidChoice(
                     f"{CONSEQUENCE_LABELS[found]} is not open to you. Allowed: "
@@ -358,8 +360,20 @@ class FoeqSpellDuel(Ruleset):
         return Duellist.from_sheet("", sheet).sheet()
 
     def initial_state(self, a: Fighter, b: Fighter, params: Mapping[str, Any]) -> FoeqState:
-        """``params``: ``public_stake`` (pride, first_blood, death; default pride) and
-        ``challenger`` ("a" or "b", default "a")."""
+        """``params``: ``public_stake`` (pride, first_blood, death; default pride),
+        ``challenger`` ("a" or "b", default "a") and the house rules ``strong-against``,
+        ``disruptive``, ``shot-tie`` (recorded in the state: the duel keeps them)."""
+        known = {"public_stake", "challenger", *(r.key for r in HOUSE_RULES)}
+        unknown = [k for k in params if str(k).replace("_", "-") not in
+                   {x.replace("_", "-") for x in known}]
+        if unknown:
+            raise InvalidHouseRule(
+                f"{str(unknown[0])!r} is not a FoEQ duel setting. Allowed: public_stake "
+                "(pride, first_blood, death), challenger (a, b), "
+                + ", ".join(f"{r.key} ({r.allowed_text()})" for r in HOUSE_RULES)
+                + "."
+            )
+        house = self.parse_house_rules(params, ignore_unknown=True)
         stake_text = params.get("public_stake", PRIDE)
         stake = _STAKE_LOOKUP.get(_key(stake_text)) if stake_text is not None else PRIDE
         if stake is None or stake not in STAKES:
@@ -374,14 +388,85 @@ class FoeqSpellDuel(Ruleset):
             b=Duellist.from_sheet(b.name, b.sheet),
             public_stake=stake,
             challenger=challenger,
+            house_rules=house,
         )
 
     def state_from_dict(self, data: Mapping[str, Any]) -> FoeqState:
         return FoeqState.from_dict(data)
 
     def make_options(self, settings: Mapping[str, Any]) -> Options:
+        """``settings``: ``missing_move`` (none, forfeit) and any house rule, which then
+        overrides the duel's own; other keys are ignored."""
         policy = settings.get("missing_move", "none")
-        return Options(missing_move="forfeit" if policy == "forfeit" else "none")
+        return Options(
+            missing_move="forfeit" if policy == "forfeit" else "none",
+            house_rules=self.explicit_house_rules(settings),
+        )
+
+    def house_rules(self) -> tuple[HouseRule, ...]:
+        return HOUSE_RULES
+
+    # -- text ---------------------------------------------------------------------------
+
+    def short_name(self) -> str:
+        return "FoEQ p20"
+
+    def help_text(self, state: Any = None, side: Side | None = None) -> str:
+        if isinstance(state, FoeqState) and side in SIDES:
+            asked = step_prompt(state, side)
+            if asked is not None:
+                return asked
+        return (
+            "FoEQ spell duel: answer the step the bot's prompt asks for. Setup: your true "
+            "stake, Style and spell slot level, e.g. `death quick 3`; the Stare: a Move such "
+            "as `bluff`, `eye` or `sage`; a Style decision: `keep` or a Style; the Shot: "
+            "`none` or a die to reroll, e.g. `reroll trick 1`; the Score: a consequence such "
+            "as `hit_die` or `first_blood`."
+        )
+
+    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
+        texts = {
+            "setup": "Stakes, Styles and spell slots chosen in secret; the Stare begins",
+            "declared": "A Move is declared",
+            "stare_a": f"{a_name} wins this round of the Stare",
+            "stare_b": f"{b_name} wins this round of the Stare",
+            "stare_none": "Nobody declared a Move this round of the Stare",
+            "style_decided": "A Style decision was made in secret",
+            "twist": "A Strategic Twist is resolved",
+            "shot_a": f"{a_name} wins the Shot; the Score awaits the choice of the consequence",
+            "shot_b": f"{b_name} wins the Shot; the Score awaits the choice of the consequence",
+            "a_wins": f"{a_name} wins the duel",
+            "b_wins": f"{b_name} wins the duel",
+            "tie": "The Shot is a tie: both duellists suffer the stakes",
+            "no_winner": "Both duellists forfeited; the duel ends with no winner",
+        }
+        return texts.get(outcome, outcome)
+
+    def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """HP, Hit Dice, spell attack, initiative, spell slots (what a card shows)."""
+
+        def signed(key: str) -> str:
+            value = side_state.get(key, 0)
+            return f"{value:+d}" if isinstance(value, int) else str(value)
+
+        hp_max = side_state.get("hp_max", "?")
+        slots = side_state.get("spell_slots") or []
+        slot_text = ", ".join(
+            f"L{level}×{count}"
+            for level, count in enumerate(slots if isinstance(slots, list) else [], start=1)
+            if count
+        )
+        shown = [
+            ("HP", f"{side_state.get('hp', hp_max)}/{hp_max}"),
+            ("Hit Dice", str(side_state.get("hit_dice", 1))),
+            ("Spell attack", signed("spell_attack")),
+            ("Initiative", signed("initiative")),
+            ("Spell slots", slot_text or "none (cantrips)"),
+        ]
+        schools = side_state.get("schools")
+        if schools:
+            shown.append(("Schools", ", ".join(str(x) for x in schools)))
+        return shown
 
     def resolve(
         self,

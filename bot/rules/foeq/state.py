@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.rules.base import (
     SIDES,
+    HouseRule,
     Side,
 )
 from bot.rules.errors import InvalidRoundInput, InvalidStats
@@ -86,6 +87,58 @@ class Corner:
         )
 
 
+# -- house rules (docs/rules/foeq-spell-duel.md, "House rules") ---------------------------
+
+ADVANTAGE = "advantage"
+AUTO_WIN = "auto-win"
+WINNER_ONLY = "winner-only"
+EITHER = "either"
+TRUE_STAKES = "true-stakes"
+PUBLIC_STAKES = "public-stakes"
+
+STRONG_AGAINST_RULE = HouseRule(
+    "strong-against",
+    (ADVANTAGE, AUTO_WIN),
+    ADVANTAGE,
+    "a Move Strong Against the opponent's Move gives advantage on the Stare check, or wins "
+    "it outright (no roll, the benefit without its 5-or-more part)",
+)
+DISRUPTIVE_RULE = HouseRule(
+    "disruptive",
+    (WINNER_ONLY, EITHER),
+    WINNER_ONLY,
+    "who the Disruptive Style lets choose the loser's consequence: only a Disruptive "
+    "winner, or a Disruptive duellist whether they won or lost",
+)
+SHOT_TIE_RULE = HouseRule(
+    "shot-tie",
+    (TRUE_STAKES, PUBLIC_STAKES),
+    TRUE_STAKES,
+    "a tie at the Shot: each suffers the other's true (secret) stake, or both suffer the "
+    "public stake",
+)
+HOUSE_RULES: tuple[HouseRule, ...] = (STRONG_AGAINST_RULE, DISRUPTIVE_RULE, SHOT_TIE_RULE)
+HOUSE_DEFAULTS: dict[str, str] = {rule.key: rule.default for rule in HOUSE_RULES}
+
+
+def check_house_rules(values: object) -> dict[str, str]:
+    """Every house rule's value from a stored mapping (missing keys: the defaults)."""
+    if not isinstance(values, Mapping):
+        raise InvalidRoundInput("house_rules must be an object of house rule values.")
+    found = dict(HOUSE_DEFAULTS)
+    for rule in HOUSE_RULES:
+        value = values.get(rule.key, rule.default)
+        if value not in rule.values:
+            raise InvalidRoundInput(
+                f"{rule.key} must be one of {rule.allowed_text()}, not {value!r}."
+            )
+        found[rule.key] = value
+    unknown = set(values) - set(HOUSE_DEFAULTS)
+    if unknown:
+        raise InvalidRoundInput(f"{sorted(unknown)[0]!r} is not a FoEQ house rule.")
+    return found
+
+
 def _side(value: object) -> Side | None:
     return "a" if value == "a" else "b" if value == "b" else None
 
@@ -128,6 +181,8 @@ class FoeqState:
     winner: Side | None = None
     notes: tuple[tuple[Side, str], ...] = ()
     consequences: tuple[str, ...] = ()  # what the Score did, for the record
+    #: The duel's house rules (docs/rules/foeq-spell-duel.md), fixed at the start.
+    house_rules: Mapping[str, str] = field(default_factory=lambda: dict(HOUSE_DEFAULTS))
 
     def duellist(self, side: Side) -> Duellist:
         return self.a if side == "a" else self.b
@@ -154,6 +209,7 @@ class FoeqState:
             "winner": self.winner,
             "notes": [[side, text] for side, text in self.notes],
             "consequences": list(self.consequences),
+            "house_rules": dict(self.house_rules),
         }
 
     @classmethod
@@ -193,6 +249,7 @@ class FoeqState:
                 winner=_side(data.get("winner")),
                 notes=tuple(notes),
                 consequences=tuple(str(c) for c in data.get("consequences", ())),
+                house_rules=check_house_rules(data.get("house_rules") or {}),
             )
         except InvalidStats as exc:
             raise InvalidRoundInput(f"Malformed FoEQ duel state: {exc.message}") from None
@@ -202,7 +259,11 @@ class FoeqState:
 
 @dataclass(frozen=True, slots=True)
 class Options:
+    """``house_rules``: house rules given with the options (``make_options``); they
+    override the duel's own (recorded in its state at the start)."""
+
     missing_move: MissingMovePolicy = "none"
+    house_rules: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.missing_move not in MISSING_MOVE_POLICIES:

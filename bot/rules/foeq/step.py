@@ -26,12 +26,18 @@ from bot.rules.foeq.phases import (
     _d,
     consequence_options,
     default_consequence,
+    score_chooser,
     twist_pool,
 )
 from bot.rules.foeq.sheet import (
     Duellist,
 )
 from bot.rules.foeq.state import (
+    AUTO_WIN,
+    DISRUPTIVE_RULE,
+    PUBLIC_STAKES,
+    SHOT_TIE_RULE,
+    STRONG_AGAINST_RULE,
     Corner,
     FoeqState,
     Options,
@@ -103,6 +109,8 @@ class _Step:
         self.s = state
         self.dice = dice
         self.options = options
+        #: The house rules in force: the options' over the duel's own.
+        self.rules: dict[str, str] = {**state.house_rules, **options.house_rules}
         self.duellists: dict[Side, Duellist] = {"a": state.a, "b": state.b}
         self.corners: dict[Side, Corner] = {"a": state.corner_a, "b": state.corner_b}
         self.log: list[LogEvent] = []
@@ -266,6 +274,21 @@ class _Step:
         for side in SIDES:
             mine, theirs = STARE[moves[side] or ""], moves[other_side(side)]
             advantage[side] = mine.strong_against == theirs
+        strong = [side for side in SIDES if advantage[side]]
+        if self.rules[STRONG_AGAINST_RULE.key] == AUTO_WIN and len(strong) == 1:
+            only = strong[0]
+            mine = STARE[moves[only] or ""]
+            self.note(
+                C_STARE_RESOLVE,
+                f"{mine.label} is Strong Against {STARE[moves[other_side(only)] or ''].label}: "
+                f"{self.name(only)} wins the check outright (house rule strong-against = "
+                "auto-win; no roll, the benefit without its 5-or-more part)",
+            )
+            self.outcome = f"stare_{only}"
+            self.benefit(only, None)
+            return
+        for side in SIDES:
+            mine, theirs = STARE[moves[side] or ""], moves[other_side(side)]
             if advantage[side]:
                 self.note(
                     C_STARE_ROLL,
@@ -562,24 +585,33 @@ class _Step:
         w: Side = "a" if totals["a"] > totals["b"] else "b"
         self.shot_winner = w
         self.note(C_SHOT_RESULT, f"{self.name(w)} wins the Shot and the duel")
-        options = consequence_options(self.view(), w)
+        rule = self.rules[DISRUPTIVE_RULE.key]
+        options = consequence_options(self.view(), w, rule)
+        chooser = score_chooser(self.view(), w, rule)
         if len(options) > 1:
-            reason = (
-                "the Disruptive Style lets them choose the consequence"
-                if self.corners[w].style == DISRUPTIVE
-                else "their stake is Pride and they can cast "
-                + ", ".join(o.capitalize() for o in options if o in PRIDE_SCHOOLS)
-            )
-            self.note(C_SCORE, f"{self.name(w)} chooses the consequence: {reason}")
+            if chooser != w:
+                reason = (
+                    "their Disruptive Style lets the loser choose the consequence they face "
+                    "(house rule disruptive = either)"
+                )
+            elif self.corners[w].style == DISRUPTIVE:
+                reason = "the Disruptive Style lets them choose the consequence"
+            else:
+                reason = "their stake is Pride and they can cast " + ", ".join(
+                    o.capitalize() for o in options if o in PRIDE_SCHOOLS
+                )
+            self.note(C_SCORE, f"{self.name(chooser)} chooses the consequence: {reason}")
             self.outcome = f"shot_{w}"
-            self.wait(SCORE_CHOICE, w)
+            self.wait(SCORE_CHOICE, chooser)
             return
         self.consequence(w, options[0])
         self.end(w)
 
     def score_choice(self, side: Side, choice: str | None) -> None:
-        options = consequence_options(self.view(), side)
-        picked = default_consequence(self.corners[side].stake)
+        """``side`` chose (or not) the consequence the loser of the Shot faces."""
+        victor = self.shot_winner or side
+        options = consequence_options(self.view(), victor, self.rules[DISRUPTIVE_RULE.key])
+        picked = default_consequence(self.corners[victor].stake)
         if choice is None:
             picked = picked if picked in options else options[0]
             self.note(
@@ -589,8 +621,8 @@ class _Step:
         else:
             picked = parse_consequence(choice)
             self.note(C_SCORE, f"{self.name(side)} chooses {CONSEQUENCE_LABELS[picked]}")
-        self.consequence(side, picked)
-        self.end(side)
+        self.consequence(victor, picked)
+        self.end(victor)
 
     def consequence(self, victor: Side, what: str, clause: str = C_SCORE) -> None:
         loser = other_side(victor)
@@ -632,14 +664,16 @@ class _Step:
         self.consequences.append(text)
 
     def tie(self) -> None:
+        public = self.s.public_stake
         for side in SIDES:
-            stake = self.corners[other_side(side)].stake
-            self.consequence(
-                other_side(side),
-                default_consequence(stake),
-                f"{C_SCORE} (tie: {self.name(side)} suffers "
-                f"{self.name(other_side(side))}'s stake)",
-            )
+            if self.rules[SHOT_TIE_RULE.key] == PUBLIC_STAKES:
+                stake: str | None = public
+                why = f"tie: {self.name(side)} suffers the public stake (house rule shot-tie = "
+                why += "public-stakes)"
+            else:
+                stake = self.corners[other_side(side)].stake
+                why = f"tie: {self.name(side)} suffers {self.name(other_side(side))}'s stake"
+            self.consequence(other_side(side), default_consequence(stake), f"{C_SCORE} ({why})")
         self.end(None)
 
     def forfeit(self, missing: list[Side], clause: str) -> None:

@@ -90,6 +90,34 @@ class Rule214(Ruleset):
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
         return MOVES
 
+    # -- text ---------------------------------------------------------------------------
+
+    def short_name(self) -> str:
+        return "rule 2.14"
+
+    def help_text(self, state: Any = None, side: Side | None = None) -> str:
+        listed = ", ".join(f"`{m.id}` ({'/'.join(m.aliases)})" for m in MOVES)
+        return f"Rule 2.14 moves: {listed}. Send one move per round, e.g. `evade`."
+
+    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
+        texts = {
+            "a_wins": f"{a_name} wins the duel",
+            "b_wins": f"{b_name} wins the duel",
+            "a_retreats": f"{a_name} retreats; the duel ends with no winner",
+            "b_retreats": f"{b_name} retreats; the duel ends with no winner",
+            "both_retreat": "Both duellists retreat; the duel ends with no winner",
+            "locked": "The duellists are locked in combat; the duel goes on",
+            "no_effect": "No effect; the duel goes on",
+        }
+        return texts.get(outcome, outcome)
+
+    def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """STR and AGI (what cards and exports show)."""
+        return [
+            ("STR", str(side_state.get("str", "?"))),
+            ("AGI", str(side_state.get("agi", "?"))),
+        ]
+
     def parse_choice(self, text: str, state: Any = None, side: Side | None = None) -> str:
         return parse_move(text)
 
