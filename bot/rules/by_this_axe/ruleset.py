@@ -419,6 +419,8 @@ class ByThisAxe(Ruleset):
         if state.ended:
             raise InvalidRoundInput("This duel has already ended; no more rounds resolve.")
         flight, forfeit = rules_in_force(state, options)
+        # House rules given with the options at a close stay the duel's from then on.
+        state = replace(state, flight=flight, forfeit=forfeit)
         if state.pending is not None:
             return self._resume(state, state.pending, choices, dice, flight)
         rnd = _Round(state, self._picks(state, choices), dice)

@@ -741,6 +741,7 @@ class _Step:
             winner=self.winner,
             notes=tuple(self.notes),
             consequences=tuple(self.consequences),
+            house_rules=dict(self.rules),  # options given at a close stay the duel's
         )
         return RoundResult(
             ruleset=RULESET_ID,
