@@ -133,7 +133,7 @@ def test_the_checker_sees_every_kind_of_import(
     assert expected in imports_of(target)
 
 
-# -- rulesets are plug-ins (issue 11) -------------------------------------------------------------
+# -- rulesets are plug-ins (issue 11) ------------------------------------------------------------
 
 RULESET_PACKAGES = {"rule_2_14": "rule-2.14", "by_this_axe": "by-this-axe", "foeq": "foeq-spell-duel"}
 
@@ -201,7 +201,10 @@ def test_ruleset_ids_and_modules_stay_in_their_package_and_the_registry() -> Non
     assert new_ruleset_offenders(ruleset_offenders(ROOT)) == []
 
 
-def test_the_ruleset_check_catches_a_new_offender(tmp_path: Path) -> None:
+def test_the_ruleset_check_catches_a_new_offender(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
     (tmp_path / "bot" / "rules" / "foeq").mkdir(parents=True)
     (tmp_path / "bot" / "rules" / "foeq" / "x.py").write_text('ID = "foeq-spell-duel"\n')
     (tmp_path / "bot" / "rules" / "registry.py").write_text("from bot.rules import foeq\n")
