@@ -133,9 +133,13 @@ def test_the_checker_sees_every_kind_of_import(
     assert expected in imports_of(target)
 
 
-# -- rulesets are plug-ins (issue 11) ------------------------------------------------------------
+# -- rulesets are plug-ins (issue 11) ------------------------------------------------
 
-RULESET_PACKAGES = {"rule_2_14": "rule-2.14", "by_this_axe": "by-this-axe", "foeq": "foeq-spell-duel"}
+RULESET_PACKAGES = {
+    "rule_2_14": "rule-2.14",
+    "by_this_axe": "by-this-axe",
+    "foeq": "foeq-spell-duel",
+}
 
 #: Files outside the ruleset packages and the registry that still name a ruleset id or import
 #: a ruleset module, with how many times, until the other layers ask the Ruleset interface
