@@ -445,3 +445,13 @@ def test_readjudicate_refuses_malformed_rounds(change: dict[str, Any], needle: s
         rule_2_14.RULE_2_14.readjudicate_round(data)
     with pytest.raises(InvalidRoundInput, match="'seed'"):
         rule_2_14.RULE_2_14.readjudicate_round({k: v for k, v in data.items() if k != "seed"})
+
+
+def test_the_house_rules_are_public_while_a_foeq_duel_runs() -> None:
+    state = FOEQ.initial_state(Fighter("A", sheet()), Fighter("B", sheet()),
+                               {"shot-tie": "public-stakes"})
+    result = FOEQ.resolve(state, {"a": "death quick 1", "b": "pride weird 0"},
+                          FairDice(SEED, 1, 1))
+    public = FOEQ.public_result(result.to_dict())
+    assert public["state"]["house_rules"]["shot-tie"] == "public-stakes"
+    assert "stake" not in public["state"]["corners"]["a"]

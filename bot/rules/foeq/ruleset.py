@@ -157,7 +157,7 @@ class FoeqSpellDuel(Ruleset):
             key: state[key]
             for key in (
                 "a", "b", "public_stake", "challenger", "phase", "awaiting", "public",
-                "stare_round", "step", "ended", "winner",
+                "stare_round", "step", "ended", "winner", "house_rules",
             )
             if key in state
         }
