@@ -26,7 +26,7 @@ from bot.report import (
     render_round_markdown,
 )
 from bot.rules import by_this_axe
-from bot.rules.base import RoundResult, Side
+from bot.rules.base import RoundResult, Side, get_ruleset
 from bot.rules.dice import FairDice, commitment, new_seed, parse_seed
 from bot.rules.errors import RulesError
 from bot.rules.rule_2_14 import (
@@ -305,9 +305,27 @@ def _require_flags(args: argparse.Namespace, dests: Sequence[str]) -> None:
         raise InputError(f"the following arguments are required: {', '.join(missing)}")
 
 
+def odds_house_rules(ruleset_id: str, pairs: Sequence[str] | None) -> dict[str, str]:
+    """``--option KEY=VALUE`` pairs, validated by the ruleset (every house rule's value,
+    defaults filled in); a bad pair is one InputError line naming what is allowed."""
+    ruleset = get_ruleset(ruleset_id)
+    given: dict[str, str] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise InputError(f"--option wants KEY=VALUE, not {pair!r}")
+        given[key.strip()] = value.strip()
+    try:
+        ruleset.parse_house_rules(given)
+    except RulesError as exc:
+        raise InputError(f"--option: {exc.message}") from None
+    return ruleset.explicit_house_rules(given)
+
+
 def cmd_odds(args: argparse.Namespace) -> int:
+    house = odds_house_rules(args.ruleset, args.option)
     if args.ruleset == by_this_axe.RULESET_ID:
-        return cmd_odds_by_this_axe(args)
+        return cmd_odds_by_this_axe(args, house)
     _reject_flags(args, AXE_ODDS_FLAGS, RULESET_ID)
     _require_flags(args, RULE_2_14_ODDS_FLAGS)
     a = Duellist(args.a_name, args.a_str, args.a_agi)
@@ -377,7 +395,7 @@ def _axe_state(args: argparse.Namespace) -> by_this_axe.DuelState:
         b=fighters["b"],
         round_no=round_no,
         allot_all=bool(args.allot_all),
-        trick_takes="attack_first" if args.trick_takes == "attack_first" else "parry_first",
+        forfeit=by_this_axe.forfeit_from_trick_takes(args.trick_takes),
     )
 
 
@@ -385,7 +403,7 @@ def _fractions(dist: Mapping[Any, Fraction]) -> dict[str, str]:
     return {str(k): str(p) for k, p in dist.items() if p != 0}
 
 
-def cmd_odds_by_this_axe(args: argparse.Namespace) -> int:
+def cmd_odds_by_this_axe(args: argparse.Namespace, house: Mapping[str, str]) -> int:
     _reject_flags(
         args, (*RULE_2_14_ODDS_FLAGS, "locked", "locked_blocks_retreat"), by_this_axe.RULESET_ID
     )
@@ -400,10 +418,16 @@ def cmd_odds_by_this_axe(args: argparse.Namespace) -> int:
             )
         except RulesError as exc:
             raise InputError(f"--{side}-allot: {exc.message}") from None
-    odds = by_this_axe.round_odds(state, choices["a"], choices["b"])
+    if args.trick_takes is not None and "forfeit" in house:
+        raise InputError("--trick-takes and --option forfeit=... cannot be used together")
+    options = by_this_axe.BY_THIS_AXE.make_options(house)
+    odds = by_this_axe.round_odds(state, choices["a"], choices["b"], options)
+    in_force = dict(zip(("flight", "forfeit"), by_this_axe.rules_in_force(state, options),
+                        strict=True))
     if args.json:
         data = {
             "ruleset": by_this_axe.RULESET_ID,
+            "house_rules": in_force,
             "a": state.a.to_dict(),
             "b": state.b.to_dict(),
             "round": state.round_no,
@@ -414,11 +438,15 @@ def cmd_odds_by_this_axe(args: argparse.Namespace) -> int:
         }
         print(json.dumps(data, indent=2))
     else:
-        print(render_axe_odds_text(state, odds), end="")
+        print(render_axe_odds_text(state, odds, in_force), end="")
     return EXIT_OK
 
 
-def render_axe_odds_text(state: by_this_axe.DuelState, odds: by_this_axe.RoundOdds) -> str:
+def render_axe_odds_text(
+    state: by_this_axe.DuelState,
+    odds: by_this_axe.RoundOdds,
+    house_rules: Mapping[str, str] | None = None,
+) -> str:
     """A plain-text report of one By This Axe round's exact odds."""
     ruleset = by_this_axe.BY_THIS_AXE
 
@@ -442,6 +470,11 @@ def render_axe_odds_text(state: by_this_axe.DuelState, odds: by_this_axe.RoundOd
         f"By This Axe, round {state.round_no}: exact odds",
         who("a", state.a, odds.a_allot),
         who("b", state.b, odds.b_allot),
+        *(
+            ["House rules: " + ", ".join(f"{k}={v}" for k, v in house_rules.items())]
+            if house_rules
+            else []
+        ),
         "",
         *table("unsaved hits on A", odds.on_a),
         "",
@@ -806,6 +839,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="by-this-axe duel setting: which dice a dirty trick takes first "
         "(default parry_first)",
+    )
+    odds.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a house rule of the ruleset (repeatable), e.g. flight=after-blows; "
+        "by-this-axe: flight=before-blows|after-blows, "
+        "forfeit=parry-first|attack-first (victim-chooses has no exact odds)",
     )
     odds.add_argument("--json", action="store_true", help="machine-readable output")
     odds.set_defaults(func=cmd_odds)

@@ -131,3 +131,94 @@ def test_the_checker_sees_every_kind_of_import(
     target.write_text(source, encoding="utf-8")
     monkeypatch.setitem(globals(), "ROOT", fake_root)
     assert expected in imports_of(target)
+
+
+# -- rulesets are plug-ins (issue 11) ------------------------------------------------
+
+RULESET_PACKAGES = {
+    "rule_2_14": "rule-2.14",
+    "by_this_axe": "by-this-axe",
+    "foeq": "foeq-spell-duel",
+}
+
+#: Files outside the ruleset packages and the registry that still name a ruleset id or import
+#: a ruleset module, with how many times, until the other layers ask the Ruleset interface
+#: instead (issue 11). A count may only go down; remove a file once it reaches 0. A file not
+#: listed here must never name one.
+RULESET_MENTION_ALLOWANCE: dict[str, int] = {
+    "bot/rules/__init__.py": 3,  # re-exports the packages for `from bot.rules import foeq`
+    "bot/cli.py": 17,
+    "bot/config.py": 1,
+    "bot/discord/cogs/commander.py": 1,
+    "bot/discord/cogs/intake.py": 1,
+    "bot/discord/cogs/odds.py": 1,
+    "bot/discord/cogs/workers.py": 3,
+    "bot/discord/posts.py": 7,
+    "bot/discord/render.py": 1,
+    "bot/report.py": 2,
+    "bot/services/duels.py": 4,
+    "bot/services/profiles.py": 1,
+    "bot/services/settings.py": 1,
+}
+
+
+def ruleset_mentions(path: Path) -> int:
+    """How often a file names a ruleset id in a string or imports a ruleset module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            count += sum(node.value.count(rid) for rid in RULESET_PACKAGES.values())
+    for name in imports_of(path):
+        parts = name.split(".")
+        if parts[:2] == ["bot", "rules"] and len(parts) == 3 and parts[2] in RULESET_PACKAGES:
+            count += 1
+    return count
+
+
+def ruleset_offenders(root: Path) -> dict[str, int]:
+    """Files of ``root``/bot outside the ruleset packages and the registry that name a
+    ruleset id or import a ruleset module, with their counts."""
+    found: dict[str, int] = {}
+    rules = root / "bot" / "rules"
+    for path in sorted((root / "bot").rglob("*.py")):
+        if path == rules / "registry.py" or any(
+            path.is_relative_to(rules / package) for package in RULESET_PACKAGES
+        ):
+            continue
+        count = ruleset_mentions(path)
+        if count:
+            found[path.relative_to(root).as_posix()] = count
+    return found
+
+
+def new_ruleset_offenders(found: dict[str, int]) -> list[str]:
+    return [
+        f"{file} names a ruleset {count} time(s) (allowed: "
+        f"{RULESET_MENTION_ALLOWANCE.get(file, 0)}); ask the Ruleset interface instead"
+        for file, count in found.items()
+        if count > RULESET_MENTION_ALLOWANCE.get(file, 0)
+    ]
+
+
+def test_ruleset_ids_and_modules_stay_in_their_package_and_the_registry() -> None:
+    assert new_ruleset_offenders(ruleset_offenders(ROOT)) == []
+
+
+def test_the_ruleset_check_catches_a_new_offender(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    (tmp_path / "bot" / "rules" / "foeq").mkdir(parents=True)
+    (tmp_path / "bot" / "rules" / "foeq" / "x.py").write_text('ID = "foeq-spell-duel"\n')
+    (tmp_path / "bot" / "rules" / "registry.py").write_text("from bot.rules import foeq\n")
+    sneaky = tmp_path / "bot" / "services" / "new.py"
+    sneaky.parent.mkdir(parents=True)
+    sneaky.write_text(
+        'from bot.rules.by_this_axe import challenge\nif x == "rule-2.14": pass\n'
+    )
+    found = ruleset_offenders(tmp_path)
+    assert found == {"bot/services/new.py": 2}
+    assert new_ruleset_offenders(found) and "bot/services/new.py" in new_ruleset_offenders(
+        found
+    )[0]

@@ -1,6 +1,6 @@
-"""Pure rules engine: no Discord, no database, no I/O. Importing it registers the rulesets."""
+"""Pure rules engine: no Discord, no database, no I/O. bot/rules/registry.py lists the rulesets."""
 
-from bot.rules import by_this_axe, foeq, rule_2_14
+from bot.rules import by_this_axe, foeq, registry, rule_2_14
 from bot.rules.base import RoundResult, Ruleset, get_ruleset, ruleset_ids
 from bot.rules.errors import RulesError
 
@@ -11,6 +11,7 @@ __all__ = [
     "by_this_axe",
     "foeq",
     "get_ruleset",
+    "registry",
     "rule_2_14",
     "ruleset_ids",
 ]

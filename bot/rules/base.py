@@ -1,8 +1,13 @@
-"""The ruleset interface, frozen result objects, the registry and exact enumeration.
+"""The ruleset interface, frozen result objects and exact enumeration.
 
 A ruleset is a pure object: it validates choices and sheets and resolves one
 round as a function of (duel state, choices, dice source). It never touches
-Discord, a database or the clock.
+Discord, a database or the clock. Every other layer (services, Discord, CLI, exports)
+drives a duel through this interface alone; docs/rulesets.md describes it and how to add
+a ruleset (one package under bot/rules/ and one line in bot/rules/registry.py).
+
+``register``, ``get_ruleset`` and ``ruleset_ids`` are kept here for the callers that
+import them from ``bot.rules.base``; they delegate to ``bot.rules.registry``.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from bot.rules.dice import DiceSource, Roll, ScriptedDice, ScriptExhausted
-from bot.rules.errors import UnknownRuleset
+from bot.rules.dice import DiceSource, FairDice, Roll, ScriptedDice, ScriptExhausted
+from bot.rules.errors import InvalidHouseRule, InvalidRoundInput
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
@@ -98,6 +103,46 @@ class SheetField:
     default: Any = None
 
 
+@dataclass(frozen=True, slots=True)
+class HouseRule:
+    """A per-duel option where the seed text allows several readings.
+
+    ``key`` and ``values`` are what a commander types (``flight=after-blows``); ``default``
+    is the reading a player of the game would expect (the ruleset's docs say why)."""
+
+    key: str
+    values: tuple[str, ...]
+    default: str
+    help: str
+
+    def __post_init__(self) -> None:
+        if self.default not in self.values:
+            raise ValueError(f"house rule {self.key}: default {self.default!r} not in values")
+
+    def allowed_text(self) -> str:
+        return ", ".join(self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class PreDuelStep:
+    """Something that happens before round 1 (the By This Axe challenge): ``id`` names it
+    for ``Ruleset.run_pre_duel_step``; ``help`` says what the step decides."""
+
+    id: str
+    title: str
+    help: str
+
+
+def _house_key(key: object) -> str:
+    return str(key).strip().casefold().replace("_", "-")
+
+
+def _house_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value).strip().casefold().replace("_", "-").replace(" ", "-")
+
+
 class Ruleset(ABC):
     """What every duel system implements. Subclasses are stateless and pure.
 
@@ -105,6 +150,32 @@ class Ruleset(ABC):
     initial state from two sheets, stores ``state.to_dict()`` as JSON, asks for each side's
     legal choices (DM buttons), parses free text, and resolves a round with the round's
     fair dice. A ruleset whose round has several phases keeps the phase in its state.
+
+    What a ruleset must implement (abstract): ``moves``, ``parse_choice``,
+    ``validate_sheet``, ``initial_state``, ``state_from_dict``, ``make_options``,
+    ``resolve``. Everything else has a default here, so a minimal ruleset is small:
+
+    ============================  ==============================================  =========
+    member                        what other layers use it for                    default
+    ============================  ==============================================  =========
+    ``id``, ``title``             registry key; the name in posts and exports     required
+    ``short_name()``              "a duel under <short name>" in sentences        title
+    ``sheet_fields``              sheet schema (slash help, docs, validation)     ()
+    ``validate_sheet(sheet)``     a clean sheet or InvalidStats                   required
+    ``help_text(state, side)``    DM help: how to answer and the choices          generic
+    ``moves`` / ``parse_choice``  buttons / free text to a canonical choice       required
+    ``prompt(state, side)``       DM prompt of a multi-step step                  None
+    ``resolve``                   one round (step)                                required
+    ``public_result(result)``     what may be stored/published while running      identity
+    ``private_notes(result)``     what one side alone may learn                   {}
+    ``describe_outcome(result)``  one sentence for a result post                  generic
+    ``fighter_summary(side)``     (label, value) pairs for cards and exports      sheet
+    ``house_rules()``             per-duel options with defaults                  ()
+    ``parse_house_rules(params)`` validated house-rule values                     base
+    ``readjudicate(...)``         re-run a stored round (adjudicate, verify)      base
+    ``outcome_distribution``      exact odds by enumeration                       base
+    ``pre_duel_steps()``          steps before round 1 (a challenge)              ()
+    ============================  ==============================================  =========
     """
 
     id: str
@@ -158,6 +229,165 @@ class Ruleset(ABC):
         options: Any,
     ) -> RoundResult:
         """Adjudicate one round. Pure: same inputs and dice give the same result."""
+
+    # -- presentation (pure text for posts, DMs, cards and exports) -------------------------
+
+    def short_name(self) -> str:
+        """The ruleset's name inside a sentence ("A duel begins under <short name>")."""
+        return self.title
+
+    def help_text(self, state: Any = None, side: Side | None = None) -> str:
+        """DM help: how to answer and what the choices are (Markdown, one paragraph).
+
+        ``state``/``side`` narrow it to what is asked now; without them, the general help.
+        The default lists ``moves()`` (a ruleset with many or structured choices overrides
+        it)."""
+        listed = ", ".join(
+            f"`{m.id}`" + (f" ({'/'.join(m.aliases)})" if m.aliases else "")
+            for m in self.moves(state, side)[:12]
+        )
+        return f"{self.short_name()}: send one of {listed or 'the choices in the prompt'}."
+
+    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
+        """One sentence for an outcome id with the duellists' names. Override per ruleset;
+        the default knows only the generic ``a_wins``/``b_wins``."""
+        generic = {
+            "a_wins": f"{a_name} wins the duel",
+            "b_wins": f"{b_name} wins the duel",
+        }
+        return generic.get(outcome, outcome)
+
+    def describe_outcome(self, result: RoundResult | Mapping[str, Any]) -> str:
+        """One sentence for a result (a ``RoundResult`` or its stored ``to_dict()``), with
+        the names found in its state: what a result post says happened."""
+        data = result.to_dict() if isinstance(result, RoundResult) else result
+        state = data.get("state")
+        names: dict[Side, str] = {}
+        for side in SIDES:
+            entry = state.get(side) if isinstance(state, Mapping) else None
+            name = entry.get("name") if isinstance(entry, Mapping) else None
+            names[side] = (
+                name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
+            )
+        return self.outcome_sentence(str(data.get("outcome") or "?"), names["a"], names["b"])
+
+    def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """(label, value) pairs describing one duellist for cards and exports. ``side_state``
+        is a sheet or the duellist's entry in ``state.to_dict()``. The default shows the
+        scalar fields of ``sheet_fields`` that are present."""
+        shown: list[tuple[str, str]] = []
+        for field in self.sheet_fields:
+            value = side_state.get(field.name) if isinstance(side_state, Mapping) else None
+            if value is None or isinstance(value, Mapping):
+                continue
+            text = ", ".join(str(v) for v in value) if isinstance(value, list | tuple) else value
+            shown.append((field.name, str(text)))
+        return shown
+
+    # -- house rules (per-duel options where the seed allows several readings) --------------
+
+    def house_rules(self) -> tuple[HouseRule, ...]:
+        """The ruleset's house rules, each with its allowed values and default."""
+        return ()
+
+    def parse_house_rules(
+        self, params: Mapping[str, Any], *, ignore_unknown: bool = False
+    ) -> dict[str, str]:
+        """Every house rule's value for a duel: ``params`` validated, defaults filled in.
+
+        Keys and values are matched without regard to case, and ``_`` equals ``-``
+        (``shot_tie=Public_Stakes`` is ``shot-tie=public-stakes``). A bad value raises
+        InvalidHouseRule naming the key and its allowed values; an unknown key does too
+        (naming every house rule), unless ``ignore_unknown`` (params that also carry other
+        per-duel settings, or server settings)."""
+        rules = {rule.key: rule for rule in self.house_rules()}
+        chosen = {key: rule.default for key, rule in rules.items()}
+        for raw_key, raw_value in params.items():
+            key = _house_key(raw_key)
+            rule = rules.get(key)
+            if rule is None:
+                if ignore_unknown:
+                    continue
+                raise InvalidHouseRule(self._unknown_house_rule(str(raw_key)))
+            value = _house_value(raw_value)
+            if value not in rule.values:
+                raise InvalidHouseRule(
+                    f"{rule.key} must be one of {rule.allowed_text()}, not {str(raw_value)!r}."
+                )
+            chosen[key] = value
+        return chosen
+
+    def explicit_house_rules(self, params: Mapping[str, Any]) -> dict[str, str]:
+        """Only the house rules ``params`` names (validated), other keys ignored."""
+        given = {_house_key(k) for k in params}
+        values = self.parse_house_rules(params, ignore_unknown=True)
+        return {key: value for key, value in values.items() if key in given}
+
+    def _unknown_house_rule(self, key: str) -> str:
+        rules = self.house_rules()
+        if not rules:
+            return f"{key!r} is not a house rule: {self.title} has no house rules."
+        listed = "; ".join(f"{r.key} ({r.allowed_text()})" for r in rules)
+        return f"{key!r} is not a house rule of {self.title}. House rules: {listed}."
+
+    def house_rules_summary(self, values: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """(key, value) pairs of every house rule in force (defaults filled), for the duel
+        card, result posts and exports."""
+        filled = self.parse_house_rules(values, ignore_unknown=True)
+        return [(rule.key, filled[rule.key]) for rule in self.house_rules()]
+
+    # -- re-adjudication (``duelbot adjudicate`` and ``verify``) ---------------------------
+
+    def readjudicate(
+        self,
+        state_before: Mapping[str, Any],
+        choices: Mapping[str, str | None],
+        options: Mapping[str, Any],
+        dice: DiceSource,
+    ) -> RoundResult:
+        """Re-run one stored round from JSON: the duel's ``state.to_dict()`` before the
+        round, each side's submitted choice (``None``: nothing by the close), the options
+        dict given to ``make_options`` (server settings and house rules) and the round's
+        dice. Same inputs, same result as when the bot closed the round."""
+        if not isinstance(state_before, Mapping):
+            raise InvalidRoundInput("state_before must be a JSON object (the duel state).")
+        picked: dict[Side, str | None] = {}
+        for side in SIDES:
+            value = choices.get(side)
+            if value is not None and not isinstance(value, str):
+                raise InvalidRoundInput(f"choices.{side} must be a string or null.")
+            picked[side] = value
+        extra = set(choices) - set(SIDES)
+        if extra:
+            raise InvalidRoundInput(f"choices has unknown keys {sorted(extra)}: only a and b.")
+        state = self.state_from_dict(state_before)
+        return self.resolve(state, picked, dice, self.make_options(dict(options or {})))
+
+    def readjudicate_round(self, data: Mapping[str, Any]) -> RoundResult:
+        """``readjudicate`` from one round as exported (docs/export-format.md): keys
+        ``state_before``, ``choices``, ``options`` (optional), ``seed``, ``duel_id``,
+        ``round_no``; the dice are the fair dice of that seed and label."""
+        for key in ("state_before", "choices", "seed", "duel_id", "round_no"):
+            if key not in data:
+                raise InvalidRoundInput(f"The round has no {key!r}.")
+        duel_id, round_no = data["duel_id"], data["round_no"]
+        for name, value in (("duel_id", duel_id), ("round_no", round_no)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidRoundInput(f"{name} must be a whole number, not {value!r}.")
+        choices = data["choices"]
+        if not isinstance(choices, Mapping):
+            raise InvalidRoundInput("choices must be an object {a: ..., b: ...}.")
+        options = data.get("options") or {}
+        if not isinstance(options, Mapping):
+            raise InvalidRoundInput("options must be an object.")
+        dice = FairDice(str(data["seed"]), duel_id, round_no)
+        return self.readjudicate(data["state_before"], choices, options, dice)
+
+    # -- steps before round 1 --------------------------------------------------------------
+
+    def pre_duel_steps(self) -> tuple[PreDuelStep, ...]:
+        """What happens before round 1 (none by default)."""
+        return ()
 
     # -- multi-step rulesets ---------------------------------------------------------------
     # A ruleset whose duel is a sequence of steps (who must choose, in secret or in the
@@ -234,21 +464,21 @@ def enumerate_outcomes(
     return distribution
 
 
-_REGISTRY: dict[str, Ruleset] = {}
-
-
 def register(ruleset: Ruleset) -> Ruleset:
-    _REGISTRY[ruleset.id] = ruleset
-    return ruleset
+    """Add a ruleset to the registry (the built-in ones are listed in bot/rules/registry.py;
+    tests register their own)."""
+    from bot.rules import registry  # the registry imports every ruleset package
+
+    return registry.register(ruleset)
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:
-    try:
-        return _REGISTRY[ruleset_id]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY)) or "none"
-        raise UnknownRuleset(f"Unknown ruleset {ruleset_id!r}; known: {known}.") from None
+    from bot.rules import registry
+
+    return registry.get(ruleset_id)
 
 
 def ruleset_ids() -> tuple[str, ...]:
-    return tuple(sorted(_REGISTRY))
+    from bot.rules import registry
+
+    return registry.ids()

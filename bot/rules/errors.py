@@ -33,3 +33,7 @@ class UnknownRuleset(RulesError):
 
 class InvalidRoundInput(RulesError):
     """A round description (e.g. the adjudicate JSON) is malformed."""
+
+
+class InvalidHouseRule(RulesError):
+    """A per-duel house rule is unknown or has a value it does not allow."""

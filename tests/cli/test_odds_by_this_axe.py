@@ -61,8 +61,10 @@ def test_flee_wounds_taken_and_settings() -> None:
     data = json.loads(run.stdout)
     assert data["a_allot"] == "flee" and data["round"] == 2
     assert data["unsaved_hits"]["on_b"] == {"0": "1"}
-    want = reference_outcomes("flee", (6, 6, 0), 0, 5, 1, 1)
+    # The default house rule flight = before-blows: the flee die comes first.
+    want = reference_outcomes("flee", (6, 6, 0), 0, 5, 1, 1, flee_first=True)
     assert data["outcomes"] == {k: str(v) for k, v in want.items()}
+    assert data["house_rules"] == {"flight": "before-blows", "forfeit": "attack-first"}
 
 
 @pytest.mark.parametrize(
@@ -100,3 +102,90 @@ def test_rule_2_14_flags_refuse_by_this_axe_flags() -> None:
 
 def test_unknown_ruleset() -> None:
     assert_bad_input(duelbot("odds", "--ruleset", "chess"), "--ruleset")
+
+
+# -- house rules (--option KEY=VALUE) -----------------------------------------------------------
+
+HERO_FLEES = (
+    "odds", "--ruleset", "by-this-axe", "--round", "2",
+    "--a-character", "hero", "--a-allot", "flee",
+    "--b-character", "hero", "--b-allot", "a3p1t0", "--json",
+)  # fmt: skip
+
+
+def _escape_after_blows_by_hand() -> Fraction:
+    """A hero (save 5-6, 1 wound) fleeing a hero who allots a3p1t0, flee die after the
+    blows: he must take no unsaved hit, then roll 1-3. Every die face enumerated."""
+    from itertools import product
+
+    escaped = Fraction(0)
+    sixth = Fraction(1, 6)
+    for attack in product(range(1, 7), repeat=3):
+        for parry in range(1, 7):
+            hits = sum(1 for v in attack if v <= 3)
+            counter = parry <= 3  # any parry success beats 0 incoming hits
+            for counter_face in range(1, 7) if counter else (0,):
+                landed = hits + (1 if counter and counter_face <= 3 else 0)
+                weight = sixth**4 * (sixth if counter else 1)
+                for saves in product(range(1, 7), repeat=landed):
+                    if all(v >= 5 for v in saves):
+                        escaped += weight * sixth**landed * Fraction(1, 2)
+    return escaped
+
+
+@pytest.mark.parametrize(
+    ("options", "escapes"),
+    [((), Fraction(1, 2)), (("--option", "flight=before-blows"), Fraction(1, 2)),
+     (("--option", "flight=after-blows"), Fraction(10, 81))],
+)
+def test_a_hero_fleeing_a_hero(options: tuple[str, ...], escapes: Fraction) -> None:
+    run = duelbot(*HERO_FLEES, *options)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert Fraction(data["outcomes"]["a_flees"]) == escapes
+    assert sum(Fraction(v) for v in data["outcomes"].values()) == 1
+    flee_first = data["house_rules"]["flight"] == "before-blows"
+    want = reference_outcomes("flee", (3, 1, 0), 5, 5, 1, 1, flee_first=flee_first)
+    assert data["outcomes"] == {k: str(v) for k, v in want.items()}
+
+
+def test_the_after_blows_number_by_hand() -> None:
+    assert _escape_after_blows_by_hand() == Fraction(10, 81)
+
+
+def test_forfeit_option_changes_the_odds_and_equals_trick_takes() -> None:
+    base = (*BASE, "--json")
+    attack_first = json.loads(duelbot(*base, "--option", "forfeit=attack-first").stdout)
+    parry_first = json.loads(duelbot(*base, "--option", "forfeit=parry_first").stdout)
+    legacy = json.loads(duelbot(*base, "--trick-takes", "attack_first").stdout)
+    assert attack_first["outcomes"] != parry_first["outcomes"]
+    assert attack_first["outcomes"] == legacy["outcomes"]
+    want = reference_outcomes((3, 1, 0), (1, 1, 1), 5, 6, 1, 1, parry_first=False)
+    assert attack_first["outcomes"] == {k: str(v) for k, v in want.items()}
+
+
+def test_the_text_output_names_the_house_rules() -> None:
+    run = duelbot(*HERO_FLEES[:-1], "--option", "flight=after-blows")
+    assert "House rules: flight=after-blows, forfeit=parry-first" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("--option", "fligth=after-blows"), ["fligth", "flight (before-blows, after-blows)",
+                                              "forfeit (victim-chooses, parry-first"]),
+        (("--option", "flight=sideways"), ["flight", "before-blows, after-blows", "sideways"]),
+        (("--option", "flight"), ["--option", "KEY=VALUE"]),
+        (("--option", "forfeit=victim-chooses"), ["victim-chooses", "parry-first"]),
+        (("--option", "forfeit=attack-first", "--trick-takes", "parry_first"),
+         ["--trick-takes", "forfeit"]),
+    ],
+)
+def test_bad_options(args: tuple[str, ...], needles: list[str]) -> None:
+    assert_bad_input(duelbot(*BASE, *args), *needles)
+
+
+def test_rule_2_14_has_no_house_rules() -> None:
+    run = duelbot("odds", "--a-str", "1", "--a-agi", "1", "--b-str", "1", "--b-agi", "1",
+                  "--option", "flight=after-blows")
+    assert_bad_input(run, "flight", "no house rules")

@@ -104,22 +104,41 @@ def reference_outcomes(
     b_left: int,
     *,
     parry_first: bool = True,
+    flee_first: bool = False,
 ) -> dict[str, Fraction]:
-    """Exact outcome of one round; "flee" allots nothing and rolls to flee (1-3) unless
-    defeated; ``*_left``: wounds still needed to defeat each side."""
+    """Exact outcome of one round; "flee" allots nothing and rolls to flee (1-3);
+    ``*_left``: wounds still needed to defeat each side. ``flee_first`` (house rule
+    flight = before-blows): the flee dice are rolled before any other die and a fleer who
+    gets away ends the round; otherwise (after-blows) they are rolled after the armor
+    saves, only by a fleer still standing."""
     a_dice = (0, 0, 0) if a == "flee" else a
     b_dice = (0, 0, 0) if b == "flee" else b
     assert not isinstance(a_dice, str) and not isinstance(b_dice, str)
+    a_faces = [(f <= 3, SIXTH) for f in FACES] if a == "flee" else [(False, Fraction(1))]
+    b_faces = [(f <= 3, SIXTH) for f in FACES] if b == "flee" else [(False, Fraction(1))]
     out: dict[str, Fraction] = {}
     joint = reference_joint(a_dice, b_dice, a_save, b_save, parry_first=parry_first)
+    if flee_first:
+        for fa, pfa in a_faces:
+            for fb, pfb in b_faces:
+                if fa or fb:
+                    key = "both_flee" if fa and fb else "a_flees" if fa else "b_flees"
+                    _add(out, key, pfa * pfb)
+                    continue
+                for (ua, ub), p in joint.items():
+                    down_a, down_b = ua >= a_left, ub >= b_left
+                    key = (
+                        "both_defeated" if down_a and down_b else
+                        "b_wins" if down_a else "a_wins" if down_b else "continue"
+                    )
+                    _add(out, key, p * pfa * pfb)
+        return {k: v for k, v in out.items() if v}
     for (ua, ub), p in joint.items():
         down_a, down_b = ua >= a_left, ub >= b_left
         if down_a or down_b:
             key = "both_defeated" if down_a and down_b else ("b_wins" if down_a else "a_wins")
             _add(out, key, p)
             continue
-        a_faces = [(f <= 3, SIXTH) for f in FACES] if a == "flee" else [(False, Fraction(1))]
-        b_faces = [(f <= 3, SIXTH) for f in FACES] if b == "flee" else [(False, Fraction(1))]
         for fa, pfa in a_faces:
             for fb, pfb in b_faces:
                 key = (

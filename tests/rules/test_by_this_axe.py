@@ -56,7 +56,7 @@ def duel(
     state = R.initial_state(a or fighter("Conan"), b or fighter("Kull"), params)
     return DuelState(
         a=state.a, b=state.b, round_no=round_no, allot_all=state.allot_all,
-        trick_takes=state.trick_takes,
+        flight=state.flight, forfeit=state.forfeit,
     )
 
 
@@ -154,7 +154,7 @@ def test_initial_state_and_round_trip() -> None:
         fighter("Thoth", "wizard"),
         {"allot_all": True, "trick_takes": "attack_first"},
     )
-    assert state.round_no == 1 and state.allot_all and state.trick_takes == "attack_first"
+    assert state.round_no == 1 and state.allot_all and state.forfeit == "attack-first"
     assert state.a == Combatant("Conan", "champion", 5, 2, True, 0)
     data = json.loads(json.dumps(state.to_dict()))
     assert data["a"]["pool"] == 12 and data["round"] == 1
@@ -397,7 +397,8 @@ def test_wounds_accumulate_across_rounds() -> None:
 
 def test_flee_succeeds_on_1_to_3_and_the_fleer_makes_no_attack_or_parry() -> None:
     # B hits twice; A (fleeing) has no parry; A saves both (5, 6) and rolls 3 to flee.
-    result = resolve(duel(round_no=2), "flee", "a2p2t0", [1, 1, 6, 6, 5, 6, 3])
+    state = duel(round_no=2, flight="after-blows")
+    result = resolve(state, "flee", "a2p2t0", [1, 1, 6, 6, 5, 6, 3])
     assert [(r.side, r.purpose) for r in result.rolls] == [
         ("b", "attack"), ("b", "attack"), ("b", "parry"), ("b", "parry"),
         ("a", "armor_save"), ("a", "armor_save"), ("a", "flee"),
@@ -407,12 +408,12 @@ def test_flee_succeeds_on_1_to_3_and_the_fleer_makes_no_attack_or_parry() -> Non
 
 
 def test_flee_fails_on_4_to_6() -> None:
-    result = resolve(duel(round_no=2), "flee", "a1p1t0", [6, 6, 4])
+    result = resolve(duel(round_no=2, flight="after-blows"), "flee", "a1p1t0", [6, 6, 4])
     assert result.outcome == "continue" and result.state.round_no == 3
 
 
 def test_a_fleer_can_be_counterattacked() -> None:
-    result = resolve(duel(round_no=2), "flee", "a1p1t0", [6, 1, 2, 6, 1])
+    result = resolve(duel(round_no=2, flight="after-blows"), "flee", "a1p1t0", [6, 1, 2, 6, 1])
     assert [r.purpose for r in result.rolls] == [
         "attack", "parry", "counterattack", "armor_save", "flee",
     ]
@@ -420,7 +421,7 @@ def test_a_fleer_can_be_counterattacked() -> None:
 
 
 def test_a_defeated_fleer_does_not_roll_to_flee() -> None:
-    result = resolve(duel(round_no=2), "flee", "a2p1t0", [1, 1, 6, 1, 6])
+    result = resolve(duel(round_no=2, flight="after-blows"), "flee", "a2p1t0", [1, 1, 6, 1, 6])
     assert "flee" not in [r.purpose for r in result.rolls]
     assert result.outcome == "b_wins"
     assert "By This Axe, Duels (flight): Conan is defeated before getting away: no flee roll" in (
@@ -488,7 +489,8 @@ def test_rolls_follow_the_documented_order(
         "a": rng.choice([*moves["a"], None]), "b": rng.choice([*moves["b"], None]),
     }
     result = R.resolve(state, choices, RandomDice(rng), Options())
-    keys = [(STEP[r.purpose], r.side) for r in result.rolls]
+    # Before the blows (the default), the flee dice come first.
+    keys = [(-1 if r.purpose == "flee" else STEP[r.purpose], r.side) for r in result.rolls]
     assert keys == sorted(keys)
     assert result.outcome in OUTCOMES
     assert (result.outcome == "continue") != result.ended
@@ -596,14 +598,16 @@ def matchups(draw: st.DrawFn, characters: st.SearchStrategy[str] = small_charact
     ]
     taken = [draw(st.integers(0, s["wounds"] - 1)) for s in sheets]
     round_no = draw(st.sampled_from((1, 2)))
-    takes = draw(st.sampled_from(("parry_first", "attack_first")))
+    takes = draw(st.sampled_from(("parry-first", "attack-first")))
+    flight = draw(st.sampled_from(("before-blows", "after-blows")))
     a = Combatant.from_sheet("A", sheets[0])
     b = Combatant.from_sheet("B", sheets[1])
     state = DuelState(
         a=Combatant(a.name, a.character, a.armor_save, a.wounds, wounds_taken=taken[0]),
         b=Combatant(b.name, b.character, b.armor_save, b.wounds, wounds_taken=taken[1]),
         round_no=round_no,
-        trick_takes=takes,
+        forfeit=takes,
+        flight=flight,
     )
     return state, _pick(draw, ca, round_no >= 2), _pick(draw, cb, round_no >= 2)
 
@@ -623,7 +627,8 @@ def test_exact_odds_equal_the_every_face_reference(m: Any) -> None:
     want = reference_outcomes(
         _allot(a), _allot(b), state.a.armor_save, state.b.armor_save,
         state.a.wounds - state.a.wounds_taken, state.b.wounds - state.b.wounds_taken,
-        parry_first=state.trick_takes == "parry_first",
+        parry_first=state.forfeit == "parry-first",
+        flee_first=state.flight == "before-blows",
     )
     assert got == want
     assert sum(got.values()) == 1
@@ -639,13 +644,17 @@ def test_unsaved_hits_equal_the_reference_joint(m: Any) -> None:
     b_t = (0, 0, 0) if b_dice == FLEE else b_dice
     assert not isinstance(a_t, str) and not isinstance(b_t, str)
     ref = reference_joint(a_t, b_t, state.a.armor_save, state.b.armor_save,
-                          parry_first=state.trick_takes == "parry_first")
-    joint = round_joint(state.a, state.b, Allotment(*a_t), Allotment(*b_t), state.trick_takes)
+                          parry_first=state.forfeit == "parry-first")
+    joint = round_joint(state.a, state.b, Allotment(*a_t), Allotment(*b_t), state.forfeit)
     assert joint == {k: v for k, v in ref.items() if v}
     odds = round_odds(state, a, b)
-    on_b: dict[int, Fraction] = {}
+    # Before the blows, a fleer who gets away (1 in 2) ends the round with no hit at all.
+    reached = Fraction(1)
+    if state.flight == "before-blows":
+        reached = Fraction(1, 2 ** sum(1 for x in (a, b) if x == FLEE))
+    on_b: dict[int, Fraction] = {0: 1 - reached}
     for (_, y), p in ref.items():
-        on_b[y] = on_b.get(y, Fraction(0)) + p
+        on_b[y] = on_b.get(y, Fraction(0)) + p * reached
     assert odds.on_b == {k: v for k, v in sorted(on_b.items()) if v}
     assert sum(odds.on_a.values()) == 1 and sum(odds.on_b.values()) == 1
 
@@ -671,7 +680,7 @@ SWAP = {"a_wins": "b_wins", "b_wins": "a_wins", "a_flees": "b_flees", "b_flees":
 def test_swapping_sides_mirrors_the_odds(m: Any) -> None:
     state, a, b = m
     swapped = DuelState(a=state.b, b=state.a, round_no=state.round_no,
-                        trick_takes=state.trick_takes)
+                        forfeit=state.forfeit, flight=state.flight)
     one = R.outcome_distribution(state, {"a": a, "b": b}, Options())
     two = R.outcome_distribution(swapped, {"a": b, "b": a}, Options())
     assert {SWAP.get(k, k): v for k, v in one.items()} == two

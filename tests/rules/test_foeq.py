@@ -612,6 +612,7 @@ def shoot(
     b_wins: bool = False,
     tie: bool = False,
     public_stake: str = "pride",
+    options: Options | None = None,
 ) -> RoundResult:
     """A Shot between A (``style_a``) and a Steadfast B, no dice held: A wins (20 vs 5)
     unless ``b_wins`` or ``tie``."""
@@ -623,7 +624,7 @@ def shoot(
     a_roll, b_roll = (5, 20) if b_wins else (9, 9) if tie else (20, 5)
     script = [1, 2, *([a_roll, a_roll] if adv_a else [a_roll])]
     script += [b_roll, b_roll] if adv_b else [b_roll]
-    return step(state, {"a": "keep"}, script)
+    return step(state, {"a": "keep"}, script, options)
 
 
 def test_death() -> None:
@@ -912,16 +913,19 @@ def random_sheet(rng: random.Random) -> dict[str, Any]:
     )
 
 
-def play(seed: int, policy: str) -> tuple[FoeqState, list[RoundResult]]:
+def play(
+    seed: int, policy: str, house: Mapping[str, str] | None = None
+) -> tuple[FoeqState, list[RoundResult]]:
+    """A random duel to the end; ``house``: house rules given at the start."""
     rng = random.Random(seed)
     state = FOEQ.initial_state(
         Fighter("A", random_sheet(rng)), Fighter("B", random_sheet(rng)),
         {"public_stake": rng.choice(["pride", "first_blood", "death"]),
-         "challenger": rng.choice(["a", "b"])},
+         "challenger": rng.choice(["a", "b"]), **(house or {})},
     )
     start_state = state
     results: list[RoundResult] = []
-    options = Options(policy)  # type: ignore[arg-type]
+    options = FOEQ.make_options({"missing_move": policy})
     while not state.ended:
         assert len(results) < MAX_STEPS, "the duel did not end in time"
         awaiting = awaiting_sides(state)

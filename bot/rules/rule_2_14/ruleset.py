@@ -1,13 +1,11 @@
-"""Rule 2.14 Duelling: the core ruleset (interpretation in docs/rules/rule-2.14.md)."""
+"""The rule 2.14 ruleset: resolution of a round (interpretation in docs/rules/rule-2.14.md)."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any
 
 from bot.rules.base import (
     SIDES,
@@ -19,153 +17,33 @@ from bot.rules.base import (
     SheetField,
     Side,
     other_side,
-    register,
 )
 from bot.rules.dice import DiceSource, Roll
-from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats
-
-RULESET_ID = "rule-2.14"
-
-FULL_FRONTAL_STRIKE = "full_frontal_strike"
-SIDE_SWIPE = "side_swipe"
-LOCK_ATTEMPT = "lock_attempt"
-EVADE = "evade"
-RETREAT = "retreat"
-
-ATTACKS = frozenset({FULL_FRONTAL_STRIKE, SIDE_SWIPE})
-DEFENCES = frozenset({LOCK_ATTEMPT, EVADE})
-
-MOVES: tuple[MoveSpec, ...] = (
-    MoveSpec(FULL_FRONTAL_STRIKE, "Full Frontal Strike", "attack", ("ffs", "frontal")),
-    MoveSpec(SIDE_SWIPE, "Side Swipe", "attack", ("ss", "swipe")),
-    MoveSpec(LOCK_ATTEMPT, "Lock Attempt", "defence", ("lock", "la")),
-    MoveSpec(EVADE, "Evade", "defence", ("ev",)),
-    MoveSpec(RETREAT, "Retreat", "retreat", ("flee",)),
+from bot.rules.errors import InvalidChoice, InvalidRoundInput
+from bot.rules.rule_2_14.moves import (
+    ATTACKS,
+    DEFENCES,
+    EVADE,
+    FULL_FRONTAL_STRIKE,
+    LABELS,
+    LOCK_ATTEMPT,
+    MOVE_IDS,
+    MOVES,
+    OUTCOMES,
+    RETREAT,
+    RULESET_ID,
+    SIDE_SWIPE,
+    STAT_MAX,
+    STAT_MIN,
+    allowed_moves_text,
+    check_stat,
+    parse_move,
 )
-MOVE_IDS: tuple[str, ...] = tuple(m.id for m in MOVES)
-LABELS: dict[str, str] = {m.id: m.label for m in MOVES}
-
-OUTCOMES: tuple[str, ...] = (
-    "a_wins",
-    "b_wins",
-    "a_retreats",
-    "b_retreats",
-    "both_retreat",
-    "locked",
-    "no_effect",
+from bot.rules.rule_2_14.state import (
+    Duellist,
+    DuelState,
+    Options,
 )
-
-# Profiles are bounded so that a typo (STR 5000) is caught; the engine itself accepts any int.
-STAT_MIN = 0
-STAT_MAX = 1000
-
-MissingMovePolicy = Literal["none", "forfeit"]
-MISSING_MOVE_POLICIES: tuple[str, ...] = ("none", "forfeit")
-
-
-def _normalise(text: str) -> str:
-    # Drop zero-width and other format characters, fold case and width, unify separators.
-    folded = unicodedata.normalize("NFKC", text)
-    folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")
-    return re.sub(r"[\s_\-]+", "_", folded.strip().casefold()).strip("_")
-
-
-_LOOKUP: dict[str, str] = {}
-for _move in MOVES:
-    for _name in (_move.id, _move.label, *_move.aliases):
-        _LOOKUP[_normalise(_name)] = _move.id
-        _LOOKUP[_normalise(_name).replace("_", "")] = _move.id
-
-
-def allowed_moves_text() -> str:
-    return ", ".join(f"{m.id} ({'/'.join(m.aliases)})" for m in MOVES)
-
-
-def parse_move(text: str) -> str:
-    """Canonical move id for free text such as 'FFS', 'side swipe', ' Lock-Attempt '."""
-    key = _normalise(text) if isinstance(text, str) else ""
-    move = _LOOKUP.get(key) or _LOOKUP.get(key.replace("_", ""))
-    if move is None:
-        shown = text if isinstance(text, str) else repr(text)
-        shown = shown if len(shown) <= 40 else shown[:40] + "…"
-        raise InvalidChoice(f"{shown!r} is not a move. Allowed: {allowed_moves_text()}.")
-    return move
-
-
-def check_stat(name: str, value: object, *, bounded: bool = True) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidStats(f"{name} must be a whole number, not {value!r}.")
-    if bounded and not STAT_MIN <= value <= STAT_MAX:
-        raise InvalidStats(f"{name} must be between {STAT_MIN} and {STAT_MAX}, not {value}.")
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class Duellist:
-    name: str
-    strength: int
-    agility: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "str": self.strength, "agi": self.agility}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, bounded: bool = False) -> Duellist:
-        if not isinstance(data, Mapping):
-            raise InvalidRoundInput("A duellist must be an object with name, str and agi.")
-        name = data.get("name", "")
-        if not isinstance(name, str):
-            raise InvalidRoundInput("A duellist's name must be a string.")
-        return cls(
-            name=name,
-            strength=check_stat("str", data.get("str"), bounded=bounded),
-            agility=check_stat("agi", data.get("agi"), bounded=bounded),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class DuelState:
-    a: Duellist
-    b: Duellist
-    locked: bool = False
-    ended: bool = False
-    winner: Side | None = None
-
-    def duellist(self, side: Side) -> Duellist:
-        return self.a if side == "a" else self.b
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a.to_dict(),
-            "b": self.b.to_dict(),
-            "locked": self.locked,
-            "ended": self.ended,
-            "winner": self.winner,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DuelState:
-        winner = data.get("winner")
-        return cls(
-            a=Duellist.from_dict(data["a"]),
-            b=Duellist.from_dict(data["b"]),
-            locked=bool(data.get("locked", False)),
-            ended=bool(data.get("ended", False)),
-            winner=winner if winner in SIDES else None,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    missing_move: MissingMovePolicy = "none"
-    locked_blocks_retreat: bool = False
-
-    def __post_init__(self) -> None:
-        if self.missing_move not in MISSING_MOVE_POLICIES:
-            raise InvalidRoundInput(
-                f"missing_move must be one of {', '.join(MISSING_MOVE_POLICIES)}, "
-                f"not {self.missing_move!r}."
-            )
 
 
 class _Round:
@@ -211,6 +89,34 @@ class Rule214(Ruleset):
 
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
         return MOVES
+
+    # -- text ---------------------------------------------------------------------------
+
+    def short_name(self) -> str:
+        return "rule 2.14"
+
+    def help_text(self, state: Any = None, side: Side | None = None) -> str:
+        listed = ", ".join(f"`{m.id}` ({'/'.join(m.aliases)})" for m in MOVES)
+        return f"Rule 2.14 moves: {listed}. Send one move per round, e.g. `evade`."
+
+    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
+        texts = {
+            "a_wins": f"{a_name} wins the duel",
+            "b_wins": f"{b_name} wins the duel",
+            "a_retreats": f"{a_name} retreats; the duel ends with no winner",
+            "b_retreats": f"{b_name} retreats; the duel ends with no winner",
+            "both_retreat": "Both duellists retreat; the duel ends with no winner",
+            "locked": "The duellists are locked in combat; the duel goes on",
+            "no_effect": "No effect; the duel goes on",
+        }
+        return texts.get(outcome, outcome)
+
+    def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """STR and AGI (what cards and exports show)."""
+        return [
+            ("STR", str(side_state.get("str", "?"))),
+            ("AGI", str(side_state.get("agi", "?"))),
+        ]
 
     def parse_choice(self, text: str, state: Any = None, side: Side | None = None) -> str:
         return parse_move(text)
@@ -455,4 +361,5 @@ class Rule214(Ruleset):
 
 
 RULE_2_14 = Rule214()
-register(RULE_2_14)
+
+

@@ -1,0 +1,105 @@
+"""The By This Axe challenge: accepted, refused, or forced on a 1-3 when units are in contact."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bot.rules.base import (
+    Fighter,
+    LogEvent,
+)
+from bot.rules.by_this_axe.tables import (
+    C_CHALLENGE,
+    C_FORCE,
+    C_REFUSAL,
+    FORCE_DUEL,
+    _hit,
+)
+from bot.rules.dice import DiceSource, Roll
+
+# -- the challenge --------------------------------------------------------------------------
+
+ChallengeOutcome = Literal["accepted", "forced", "refused"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeResult:
+    """What became of a challenge. ``duel``: a duel is fought. ``declined``: the refusal
+    stands (no duel). ``leadership_lost``: the challenged leader's first refusal costs him
+    his leadership for this turn; the caller records that the free first refusal is used."""
+
+    outcome: ChallengeOutcome
+    duel: bool
+    declined: bool
+    leadership_lost: bool
+    roll: Roll | None
+    log: tuple[LogEvent, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "duel": self.duel,
+            "declined": self.declined,
+            "leadership_lost": self.leadership_lost,
+            "roll": None if self.roll is None else self.roll.to_dict(),
+            "log": [str(e) for e in self.log],
+        }
+
+
+LEADERSHIP_PENALTY = (
+    "loses all leadership value for this turn only: he may not participate in an attack "
+    "this turn, may not voluntarily move to a new unit and may not rally a unit this turn"
+)
+
+
+def challenge(
+    challenger: Fighter,
+    challenged: Fighter,
+    accepted: bool,
+    units_in_contact: bool,
+    leader_first_refusal: bool,
+    dice: DiceSource,
+    *,
+    attempt_force: bool = True,
+) -> ChallengeResult:
+    """Settle a challenge. The challenger is side "a" for the force roll.
+
+    Accepted: a duel. Refused: when the units are in contact (and the challenger tries,
+    ``attempt_force``), a d6 of 1-3 forces the duel anyway and the refusal does not count;
+    otherwise the refusal stands and, when the challenged is a leader
+    (``challenged.sheet["leader"]``) refusing for the first time in the game
+    (``leader_first_refusal``), he loses his leadership for the turn. Later refusals are
+    free (the caller passes ``leader_first_refusal=False``)."""
+    log: list[LogEvent] = []
+    who = challenger.name or "The challenger"
+    them = challenged.name or "the challenged character"
+    log.append(LogEvent(C_CHALLENGE, f"{who} challenges {them} to personal combat"))
+    if accepted:
+        log.append(LogEvent(C_CHALLENGE, f"{them} accepts: the duel is fought"))
+        return ChallengeResult("accepted", True, False, False, None, tuple(log))
+    log.append(LogEvent(C_REFUSAL, f"{them} refuses the challenge"))
+    roll: Roll | None = None
+    if units_in_contact and attempt_force:
+        roll = dice.roll(6, side="a", purpose=FORCE_DUEL)
+        if _hit(roll.value):
+            log.append(LogEvent(C_FORCE, f"the units are in contact: {who} rolls "
+                                f"{roll.value} and forces the duel (1-3); the refusal "
+                                "does not stand"))
+            return ChallengeResult("forced", True, False, False, roll, tuple(log))
+        log.append(LogEvent(C_FORCE, f"the units are in contact: {who} rolls {roll.value} "
+                            "and fails to force the duel (4-6)"))
+    is_leader = bool(challenged.sheet.get("leader", False))
+    lost = is_leader and leader_first_refusal
+    if lost:
+        log.append(LogEvent(C_REFUSAL, f"{them}'s first refusal as a leader: he "
+                            f"{LEADERSHIP_PENALTY}"))
+    elif is_leader:
+        log.append(LogEvent(C_REFUSAL, f"{them} has declined before: this refusal is "
+                            "without penalty"))
+    else:
+        log.append(LogEvent(C_REFUSAL, f"{them} is not a leader: no leadership to lose"))
+    return ChallengeResult("refused", False, True, lost, roll, tuple(log))
+
+
+

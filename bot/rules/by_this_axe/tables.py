@@ -1,0 +1,128 @@
+"""By This Axe: the seed's tables, outcome ids, roll purposes, log clauses and the dice tests."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+RULESET_ID = "by-this-axe"
+TITLE = "By This Axe duels"
+
+# -- characters ---------------------------------------------------------------------------
+
+#: Dice pool by character type (the seed's table).
+POOLS: dict[str, int] = {
+    "hero": 4,
+    "superhero": 8,
+    "champion": 12,
+    "priest": 3,
+    "mage": 3,
+    "high_priest": 6,
+    "wizard": 6,
+}
+CHARACTERS: tuple[str, ...] = tuple(POOLS)
+MAX_POOL = max(POOLS.values())
+
+#: duelbot's default armor save by type (the seed says only "as normal"): the d6 result
+#: needed to save a hit, 0 = no save. Base saves, the Heroic +1 is never applied in a duel.
+DEFAULT_ARMOR_SAVE: dict[str, int] = {
+    "hero": 5,
+    "superhero": 5,
+    "champion": 5,
+    "priest": 6,
+    "high_priest": 6,
+    "mage": 0,
+    "wizard": 0,
+}
+NO_SAVE = 0
+ARMOR_MIN = 0
+ARMOR_MAX = 7  # 7 is accepted as "no save" and stored as 0
+DEFAULT_WOUNDS = 1
+WOUNDS_MAX = 99
+
+# -- choices and outcomes -----------------------------------------------------------------
+
+FLEE: Final = "flee"
+FLEE_FROM_ROUND = 2
+
+A_WINS, B_WINS, BOTH_DEFEATED = "a_wins", "b_wins", "both_defeated"
+A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE = "a_flees", "b_flees", "both_flee", "continue"
+#: A round halted after its dirty tricks until the victims choose their forfeited dice
+#: (house rule ``forfeit = victim-chooses``); the next step finishes the round.
+FORFEIT_CHOICE = "forfeit_choice"
+OUTCOMES: tuple[str, ...] = (
+    A_WINS, B_WINS, BOTH_DEFEATED, A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE, FORFEIT_CHOICE,
+)
+
+def describe_outcome(outcome: str, a_name: str, b_name: str) -> str:
+    """One sentence for an outcome id, with the duellists' names (for posts)."""
+    texts = {
+        A_WINS: f"{b_name} is defeated: {a_name} wins the duel",
+        B_WINS: f"{a_name} is defeated: {b_name} wins the duel",
+        BOTH_DEFEATED: "Both characters are defeated; the duel ends with no winner",
+        A_FLEES: f"{a_name} runs away; the duel ends with no winner",
+        B_FLEES: f"{b_name} runs away; the duel ends with no winner",
+        BOTH_FLEE: "Both characters run away; the duel ends with no winner",
+        CONTINUE: "Nobody is defeated and nobody ran away; the duel goes on",
+        FORFEIT_CHOICE: "A dirty trick worked: the round waits for the victim to choose "
+        "which two dice to forfeit",
+    }
+    return texts.get(outcome, outcome)
+
+
+TrickTakes = Literal["parry_first", "attack_first"]
+TRICK_TAKES: tuple[str, ...] = ("parry_first", "attack_first")
+TRICK_FORFEIT = 2
+
+MissingMovePolicy = Literal["none", "forfeit"]
+MISSING_MOVE_POLICIES: tuple[str, ...] = ("none", "forfeit")
+
+# Roll purposes, in the fixed order of a round (A before B within each step).
+DIRTY_TRICK, ATTACK, PARRY, COUNTERATTACK, ARMOR_SAVE, FLEE_ROLL = (
+    "dirty_trick",
+    "attack",
+    "parry",
+    "counterattack",
+    "armor_save",
+    "flee",
+)
+FORCE_DUEL = "force_duel"
+
+# -- clauses cited in the log -------------------------------------------------------------
+
+C_CHALLENGE = "By This Axe, Duels (challenge)"
+C_REFUSAL = "By This Axe, Duels (refusal)"
+C_FORCE = "By This Axe, Duels (forcing a duel)"
+C_REVEAL = "By This Axe, Reveal"
+C_TRICKS = "By This Axe, Dirty tricks"
+C_ATTACKS = "By This Axe, Attacks"
+C_PARRIES = "By This Axe, Parries"
+C_COUNTER = "By This Axe, Counterattack"
+C_ARMOR = "By This Axe, Armor saves"
+C_FLIGHT = "By This Axe, Duels (flight)"
+C_ROUNDS = "By This Axe, Duels (rounds)"
+C_WOUNDS = "duelbot wounds"
+C_MISSING = "duelbot missing allotment"
+C_FORFEIT = "duelbot missing_move = forfeit"
+C_FORFEIT_CHOICE = "duelbot forfeit = victim-chooses"
+
+
+def _hit(value: int) -> bool:
+    """Attack, parry, counterattack and flee dice all succeed on 1-3."""
+    return 1 <= value <= 3
+
+
+def _trick_works(value: int) -> bool:
+    return 1 <= value <= 2
+
+
+def _saves(value: int, armor_save: int) -> bool:
+    return armor_save != NO_SAVE and value >= armor_save
+
+
+def _save_text(armor_save: int) -> str:
+    if armor_save == NO_SAVE:
+        return "no save"
+    return "6" if armor_save == 6 else f"{armor_save}-6"
+
+
+

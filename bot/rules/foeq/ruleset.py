@@ -1,0 +1,510 @@
+"""The FoEQ spell duel ruleset: the step machine behind the generic Ruleset hooks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.rules.base import (
+    SIDES,
+    Fighter,
+    HouseRule,
+    MoveSpec,
+    RoundResult,
+    Ruleset,
+    SheetField,
+    Side,
+)
+from bot.rules.dice import DiceSource
+from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
+from bot.rules.foeq.parsing import (
+    _KEEP_WORDS,
+    _STAKE_LOOKUP,
+    _key,
+    _shown,
+    parse_consequence,
+    parse_move,
+    parse_setup,
+    parse_style_change,
+    parse_twist,
+    setup_choice,
+)
+from bot.rules.foeq.phases import (
+    _PUBLIC_CORNER_KEYS,
+    _as_state,
+    awaiting_sides,
+    consequence_options,
+    is_secret,
+    private_notes,
+    step_prompt,
+    twist_pool,
+)
+from bot.rules.foeq.sheet import (
+    HIT_DICE_LIMIT,
+    HP_MAX_LIMIT,
+    LEVELS,
+    MOD_MAX,
+    MOD_MIN,
+    SLOT_COUNT_LIMIT,
+    Duellist,
+)
+from bot.rules.foeq.state import (
+    HOUSE_RULES,
+    FoeqState,
+    Options,
+    _side,
+)
+from bot.rules.foeq.step import (
+    _Step,
+)
+from bot.rules.foeq.tables import (
+    CONSEQUENCE_LABELS,
+    KEEP,
+    NO_TWIST,
+    OVER,
+    PRIDE,
+    RULESET_ID,
+    SCHOOLS,
+    SCORE_CHOICE,
+    SECRET_CHOICE,
+    SETUP,
+    SHOT_TWIST,
+    SKILL_LABELS,
+    SKILLS,
+    STAKE_LABELS,
+    STAKES,
+    STARE,
+    STARE_FIRST,
+    STARE_MOVES,
+    STARE_SECOND,
+    STARE_STYLE,
+    STEADFAST,
+    STYLE_LABELS,
+    STYLES,
+    WEIRD,
+)
+
+# -- the ruleset ---------------------------------------------------------------------------
+
+
+class FoeqSpellDuel(Ruleset):
+    id = RULESET_ID
+    title = "FoEQ spell duel"
+    # The bot runs it end to end: one round per step, opened automatically (auto_advance),
+    # secret steps by DM, private notes by DM: see docs/rules/foeq-spell-duel.md.
+    playable = True
+
+    sheet_fields = (
+        SheetField("initiative", "int", "Initiative modifier", MOD_MIN, MOD_MAX, default=0),
+        SheetField(
+            "spell_attack", "int", "Spell attack bonus", MOD_MIN, MOD_MAX, default=0
+        ),
+        *(
+            SheetField(skill, "int", f"{SKILL_LABELS[skill]} modifier", MOD_MIN, MOD_MAX,
+                       default=0)
+            for skill in SKILLS
+        ),
+        SheetField("hp", "int", "Current Hit Points (default: hp_max)", 0, HP_MAX_LIMIT),
+        SheetField("hp_max", "int", "Hit Point maximum (required)", 1, HP_MAX_LIMIT),
+        SheetField("hit_dice", "int", "Hit Dice remaining", 0, HIT_DICE_LIMIT, default=1),
+        SheetField(
+            "spell_slots",
+            "list",
+            "Spell slots available per level, level 1 first, e.g. [4, 3, 2]",
+            0,
+            SLOT_COUNT_LIMIT,
+            default=[0] * LEVELS,
+        ),
+        SheetField(
+            "free_cast_levels",
+            "list",
+            "Levels at which an offensive spell can be cast without expending a slot",
+            1,
+            LEVELS,
+            default=[],
+        ),
+        SheetField(
+            "schools", "list", "Schools of magic the duellist can cast", choices=SCHOOLS,
+            default=[],
+        ),
+    )
+
+    # -- the step machine's helpers (the generic Ruleset hooks the services use) ---------
+    auto_advance = True
+
+    def awaiting_sides(self, state: Any) -> tuple[Side, ...]:
+        return awaiting_sides(_as_state(state))
+
+    def is_secret(self, state: Any) -> bool:
+        return is_secret(_as_state(state))
+
+    def private_notes(self, result: RoundResult) -> dict[Side, list[str]]:
+        return private_notes(result)
+
+    def public_result(self, result: dict[str, Any]) -> dict[str, Any]:
+        """While the duel runs, the stored/published result's state keeps only what is
+        public: the duellists' sheets (no secrets), the phase and who is awaited, and each
+        corner's dice and declared Move; never the true stakes, Styles, slots or notes.
+        The result that ends the duel is published whole (everything is revealed)."""
+        if result.get("ended"):
+            return result
+        state = result.get("state")
+        if not isinstance(state, Mapping):
+            return result
+        raw = state.get("corners")
+        corners: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        public_state: dict[str, Any] = {
+            key: state[key]
+            for key in (
+                "a", "b", "public_stake", "challenger", "phase", "awaiting", "public",
+                "stare_round", "step", "ended", "winner", "house_rules",
+            )
+            if key in state
+        }
+        public_state["corners"] = {
+            side: {
+                key: value
+                for key, value in dict(corners.get(side) or {}).items()
+                if key in _PUBLIC_CORNER_KEYS
+            }
+            for side in SIDES
+        }
+        return {**result, "state": public_state}
+
+    def prompt(self, state: Any, side: Side) -> str | None:
+        return step_prompt(_as_state(state), side)
+
+    def sheet_updates(self, final_state: Any) -> dict[Side, dict[str, Any]]:
+        """The resources the duel changed (HP, Hit Dice, spell slots), once it has ended."""
+        state = _as_state(final_state)
+        if not state.ended:
+            return {}
+        return {
+            side: {
+                "hp": state.duellist(side).hp,
+                "hit_dice": state.duellist(side).hit_dice,
+                "spell_slots": list(state.duellist(side).spell_slots),
+            }
+            for side in SIDES
+        }
+
+    def setup_parts(self, state: FoeqState, side: Side) -> dict[str, tuple[MoveSpec, ...]]:
+        """The setup choice in three parts (for three select menus): compose the id with
+        ``setup_choice(stake, style, slot)``."""
+        me = state.duellist(side)
+        return {
+            "stake": tuple(MoveSpec(s, STAKE_LABELS[s], "stake") for s in STAKES),
+            "style": tuple(
+                MoveSpec(s, STYLE_LABELS[s], "style", ("wierd",) if s == WEIRD else ())
+                for s in STYLES
+            ),
+            "slot": tuple(
+                MoveSpec(str(n), "Cantrip (0)" if n == 0 else f"Level {n}", "slot")
+                for n in me.slot_levels()
+            ),
+        }
+
+    # -- Ruleset ----------------------------------------------------------------------------
+    def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
+        if not isinstance(state, FoeqState):
+            return tuple(MoveSpec(m.id, m.label, "move", m.aliases) for m in STARE_MOVES)
+        if side is None or side not in state.awaiting:
+            return ()
+        if state.phase == SETUP:
+            parts = self.setup_parts(state, side)
+            return tuple(
+                MoveSpec(
+                    setup_choice(stake.id, style.id, int(slot.id)),
+                    f"{stake.label}, {style.label}, {slot.label}",
+                    "setup",
+                )
+                for stake in parts["stake"]
+                for style in parts["style"]
+                for slot in parts["slot"]
+            )
+        if state.phase in (STARE_FIRST, STARE_SECOND):
+            return tuple(
+                MoveSpec(m.id, f"{m.label} ({SKILL_LABELS[m.skill]})", "move", m.aliases)
+                for m in STARE_MOVES
+            )
+        if state.phase == STARE_STYLE:
+            current = state.corner(side).style
+            return (
+                MoveSpec(KEEP, f"Keep {STYLE_LABELS[current or STEADFAST]}", "style"),
+                *(
+                    MoveSpec(f"style={s}", f"Change to {STYLE_LABELS[s]}", "style")
+                    for s in STYLES
+                    if s != current
+                ),
+            )
+        if state.phase == SHOT_TWIST:
+            pool = twist_pool(state, side)
+            specs = [MoveSpec(NO_TWIST, "Reroll nothing", "twist")]
+            if pool is not None:
+                kind, owner, values = pool
+                whose = "your" if owner == side else f"{state.duellist(owner).name}'s"
+                specs += [
+                    MoveSpec(
+                        f"reroll:{kind}:{i}",
+                        f"Reroll {whose} {kind.capitalize()} die #{i} ({value})",
+                        "twist",
+                    )
+                    for i, value in enumerate(values, start=1)
+                ]
+            return tuple(specs)
+        if state.phase == SCORE_CHOICE:
+            return tuple(
+                MoveSpec(c, CONSEQUENCE_LABELS[c], "consequence")
+                for c in consequence_options(state, state.shot_winner or side)
+            )
+        return ()
+
+    def parse_choice(self, text: str, state: Any = None, side: Side | None = None) -> str:
+        if not isinstance(state, FoeqState):
+            return self._parse_stateless(text)
+        if side is None or side not in state.awaiting:
+            who = ", ".join(state.awaiting) or "nobody"
+            raise InvalidChoice(f"No choice is expected from you now (awaiting: {who}).")
+        if state.phase == SETUP:
+            stake, style, slot = parse_setup(text)
+            allowed = state.duellist(side).slot_levels()
+            if slot not in allowed:
+                raise InvalidChoice(
+                    f"You cannot use a level {slot} spell slot: you can declare "
+                    f"{', '.join(str(n) for n in allowed)} (0 = cantrip)."
+                )
+            return setup_choice(stake, style, slot)
+        if state.phase in (STARE_FIRST, STARE_SECOND):
+            return parse_move(text)
+        if state.phase == STARE_STYLE:
+            return parse_style_change(text)
+        if state.phase == SHOT_TWIST:
+            parsed = parse_twist(text)
+            if parsed is None:
+                return NO_TWIST
+            pool = twist_pool(state, side)
+            legal = [m.id for m in self.moves(state, side)]
+            if pool is None:
+                raise InvalidChoice("Your Style grants no reroll: say 'none'.")
+            kind, _, values = pool
+            wanted, index = parsed
+            if (wanted is not None and wanted != kind) or not 1 <= index <= len(values):
+                raise InvalidChoice(
+                    f"{_shown(text)!r} is not a die you may reroll. Allowed: "
+                    f"{', '.join(legal)}."
+                )
+            return f"reroll:{kind}:{index}"
+        if state.phase == SCORE_CHOICE:
+            found = parse_consequence(text)
+            options = consequence_options(state, state.shot_winner or side)
+            if found not in options:
+                raise InvalidChoice(
+                    f"{CONSEQUENCE_LABELS[found]} is not open to you. Allowed: "
+                    f"{', '.join(options)}."
+                )
+            return found
+        raise InvalidChoice("The duel is over: no more choices.")
+
+    def _parse_stateless(self, text: str) -> str:
+        for parse in (parse_move, parse_consequence):
+            try:
+                return parse(text)
+            except InvalidChoice:
+                pass
+        key = _key(text)
+        if key in _KEEP_WORDS:
+            return KEEP if key == KEEP else NO_TWIST
+        if key.startswith("style"):
+            return parse_style_change(text)
+        if key.startswith("reroll"):
+            parsed = parse_twist(text)
+            if parsed is not None and parsed[0] is not None:
+                return f"reroll:{parsed[0]}:{parsed[1]}"
+        try:
+            return setup_choice(*parse_setup(text))
+        except InvalidChoice:
+            pass
+        raise InvalidChoice(
+            f"{_shown(text)!r} is not a FoEQ choice: a Move, a setup "
+            "('death quick 3'), 'keep' or 'style=...', 'none' or 'reroll:trick:1', "
+            "or a consequence."
+        )
+
+    def choice_label(self, choice: str | None) -> str:
+        if choice is None:
+            return "no choice"
+        if choice == SECRET_CHOICE:
+            return "(secret)"
+        if choice in STARE:
+            return STARE[choice].label
+        if choice in CONSEQUENCE_LABELS:
+            return CONSEQUENCE_LABELS[choice]
+        if choice == KEEP:
+            return "Keep the Style"
+        if choice == NO_TWIST:
+            return "Reroll nothing"
+        if choice.startswith("style="):
+            return f"Change Style to {STYLE_LABELS.get(choice[6:], choice[6:])}"
+        if choice.startswith("reroll:"):
+            _, kind, index = [*choice.split(":"), "", ""][:3]
+            return f"Reroll {kind.capitalize()} die #{index}"
+        if choice.startswith("stake="):
+            try:
+                stake, style, slot = parse_setup(choice)
+            except InvalidChoice:
+                return choice
+            return f"{STAKE_LABELS[stake]}, {STYLE_LABELS[style]}, slot {slot}"
+        return choice
+
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> dict[str, Any]:
+        return Duellist.from_sheet("", sheet).sheet()
+
+    def initial_state(self, a: Fighter, b: Fighter, params: Mapping[str, Any]) -> FoeqState:
+        """``params``: ``public_stake`` (pride, first_blood, death; default pride),
+        ``challenger`` ("a" or "b", default "a") and the house rules ``strong-against``,
+        ``disruptive``, ``shot-tie`` (recorded in the state: the duel keeps them)."""
+        known = {"public_stake", "challenger", *(r.key for r in HOUSE_RULES)}
+        unknown = [k for k in params if str(k).replace("_", "-") not in
+                   {x.replace("_", "-") for x in known}]
+        if unknown:
+            raise InvalidHouseRule(
+                f"{str(unknown[0])!r} is not a FoEQ duel setting. Allowed: public_stake "
+                "(pride, first_blood, death), challenger (a, b), "
+                + ", ".join(f"{r.key} ({r.allowed_text()})" for r in HOUSE_RULES)
+                + "."
+            )
+        house = self.parse_house_rules(params, ignore_unknown=True)
+        stake_text = params.get("public_stake", PRIDE)
+        stake = _STAKE_LOOKUP.get(_key(stake_text)) if stake_text is not None else PRIDE
+        if stake is None or stake not in STAKES:
+            raise InvalidRoundInput(
+                f"public_stake must be one of {', '.join(STAKES)}, not {stake_text!r}."
+            )
+        challenger = _side(params.get("challenger", "a"))
+        if challenger is None:
+            raise InvalidRoundInput("challenger must be 'a' or 'b'.")
+        return FoeqState(
+            a=Duellist.from_sheet(a.name, a.sheet),
+            b=Duellist.from_sheet(b.name, b.sheet),
+            public_stake=stake,
+            challenger=challenger,
+            house_rules=house,
+        )
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> FoeqState:
+        return FoeqState.from_dict(data)
+
+    def make_options(self, settings: Mapping[str, Any]) -> Options:
+        """``settings``: ``missing_move`` (none, forfeit) and any house rule, which then
+        overrides the duel's own; other keys are ignored."""
+        policy = settings.get("missing_move", "none")
+        return Options(
+            missing_move="forfeit" if policy == "forfeit" else "none",
+            house_rules=self.explicit_house_rules(settings),
+        )
+
+    def house_rules(self) -> tuple[HouseRule, ...]:
+        return HOUSE_RULES
+
+    # -- text ---------------------------------------------------------------------------
+
+    def short_name(self) -> str:
+        return "FoEQ p20"
+
+    def help_text(self, state: Any = None, side: Side | None = None) -> str:
+        if isinstance(state, FoeqState) and side in SIDES:
+            asked = step_prompt(state, side)
+            if asked is not None:
+                return asked
+        return (
+            "FoEQ spell duel: answer the step the bot's prompt asks for. Setup: your true "
+            "stake, Style and spell slot level, e.g. `death quick 3`; the Stare: a Move such "
+            "as `bluff`, `eye` or `sage`; a Style decision: `keep` or a Style; the Shot: "
+            "`none` or a die to reroll, e.g. `reroll trick 1`; the Score: a consequence such "
+            "as `hit_die` or `first_blood`."
+        )
+
+    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
+        texts = {
+            "setup": "Stakes, Styles and spell slots chosen in secret; the Stare begins",
+            "declared": "A Move is declared",
+            "stare_a": f"{a_name} wins this round of the Stare",
+            "stare_b": f"{b_name} wins this round of the Stare",
+            "stare_none": "Nobody declared a Move this round of the Stare",
+            "style_decided": "A Style decision was made in secret",
+            "twist": "A Strategic Twist is resolved",
+            "shot_a": f"{a_name} wins the Shot; the Score awaits the choice of the consequence",
+            "shot_b": f"{b_name} wins the Shot; the Score awaits the choice of the consequence",
+            "a_wins": f"{a_name} wins the duel",
+            "b_wins": f"{b_name} wins the duel",
+            "tie": "The Shot is a tie: both duellists suffer the stakes",
+            "no_winner": "Both duellists forfeited; the duel ends with no winner",
+        }
+        return texts.get(outcome, outcome)
+
+    def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """HP, Hit Dice, spell attack, initiative, spell slots (what a card shows)."""
+
+        def signed(key: str) -> str:
+            value = side_state.get(key, 0)
+            return f"{value:+d}" if isinstance(value, int) else str(value)
+
+        hp_max = side_state.get("hp_max", "?")
+        slots = side_state.get("spell_slots") or []
+        slot_text = ", ".join(
+            f"L{level}×{count}"
+            for level, count in enumerate(slots if isinstance(slots, list) else [], start=1)
+            if count
+        )
+        shown = [
+            ("HP", f"{side_state.get('hp', hp_max)}/{hp_max}"),
+            ("Hit Dice", str(side_state.get("hit_dice", 1))),
+            ("Spell attack", signed("spell_attack")),
+            ("Initiative", signed("initiative")),
+            ("Spell slots", slot_text or "none (cantrips)"),
+        ]
+        schools = side_state.get("schools")
+        if schools:
+            shown.append(("Schools", ", ".join(str(x) for x in schools)))
+        return shown
+
+    def resolve(
+        self,
+        state: FoeqState,
+        choices: Mapping[Side, str | None],
+        dice: DiceSource,
+        options: Options | None = None,
+    ) -> RoundResult:
+        options = options or Options()
+        if not isinstance(state, FoeqState):
+            raise InvalidRoundInput("resolve needs a FoeqState.")
+        if state.ended or state.phase == OVER:
+            raise InvalidRoundInput("This duel has already ended; no more steps resolve.")
+        canonical: dict[Side, str | None] = {}
+        for side in SIDES:
+            choice = choices.get(side)
+            if choice is not None and side not in state.awaiting:
+                raise InvalidRoundInput(
+                    f"Side {side} has no choice to make in phase {state.phase}."
+                )
+            canonical[side] = None if choice is None else self.parse_choice(choice, state, side)
+        step = _Step(state, dice, options)
+        actor = state.awaiting[0] if state.awaiting else "a"
+        if state.phase == SETUP:
+            step.setup(canonical)
+        elif state.phase == STARE_FIRST:
+            step.declare_first(actor, canonical[actor])
+        elif state.phase == STARE_SECOND:
+            step.declare_second(actor, canonical[actor])
+        elif state.phase == STARE_STYLE:
+            step.style_change(actor, canonical[actor])
+        elif state.phase == SHOT_TWIST:
+            step.twist(actor, canonical[actor])
+        elif state.phase == SCORE_CHOICE:
+            step.score_choice(actor, canonical[actor])
+        return step.finish(canonical)
+
+
+FOEQ = FoeqSpellDuel()
+
+

@@ -1,0 +1,50 @@
+"""The one place that lists the rulesets.
+
+A new ruleset is one package under bot/rules/ and one entry in ``BUILTIN`` below
+(docs/rulesets.md). Nothing outside its package and this module names a ruleset id or
+imports a ruleset module (tests/test_layering.py).
+"""
+
+from __future__ import annotations
+
+from bot.rules.base import Ruleset
+from bot.rules.by_this_axe import BY_THIS_AXE
+from bot.rules.errors import UnknownRuleset
+from bot.rules.foeq import FOEQ
+from bot.rules.rule_2_14 import RULE_2_14
+
+#: The rulesets the bot ships with, in the order they are offered.
+BUILTIN: tuple[Ruleset, ...] = (RULE_2_14, BY_THIS_AXE, FOEQ)
+
+#: The ruleset used when none is named (a duel, ``duelbot adjudicate`` input).
+DEFAULT_RULESET_ID = RULE_2_14.id
+
+_REGISTRY: dict[str, Ruleset] = {ruleset.id: ruleset for ruleset in BUILTIN}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    """Register ``ruleset`` under its id (a test's own ruleset); returns it."""
+    _REGISTRY[ruleset.id] = ruleset
+    return ruleset
+
+
+def unregister(ruleset_id: str) -> None:
+    """Remove a ruleset a test registered (the built-in ones stay)."""
+    if ruleset_id not in {r.id for r in BUILTIN}:
+        _REGISTRY.pop(ruleset_id, None)
+
+
+def get(ruleset_id: str) -> Ruleset:
+    try:
+        return _REGISTRY[ruleset_id]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise UnknownRuleset(f"Unknown ruleset {ruleset_id!r}; known: {known}.") from None
+
+
+def ids() -> tuple[str, ...]:
+    return tuple(sorted(_REGISTRY))
+
+
+def all_rulesets() -> tuple[Ruleset, ...]:
+    return tuple(_REGISTRY[key] for key in ids())
