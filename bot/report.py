@@ -322,11 +322,9 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
         lines.append(
             (
                 "Locked blocks retreat",
-                "not recorded"
-                if blocks is None
-                else "yes: a locked duellist's retreat fails"
-                if blocks
-                else "no: locked duellists may retreat",
+                # yes/no alone: the setting's name says it (and a move's name in a public
+                # text would look like a leaked move to a reader, and to the secrecy audit).
+                "not recorded" if blocks is None else "yes" if blocks else "no",
             )
         )
     params = options.get("params")
