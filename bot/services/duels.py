@@ -761,8 +761,9 @@ class DuelService:
                 if not self._rules_of(duel)["change_of_choice"]:
                     raise MoveAlreadyLocked(
                         f"You already locked in {ruleset.choice_label(current.move)} for "
-                        f"round {rnd.number} of duel #{duel.id}, and this server does not allow "
-                        "changing a move before the round closes.",
+                        f"round {rnd.number} of duel #{duel.id}, and this duel does not allow "
+                        "changing a move before the round closes (change of choice was off "
+                        "when it started).",
                         current.move,
                     )
                 current.superseded_at = now
