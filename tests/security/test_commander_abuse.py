@@ -54,7 +54,7 @@ async def start(w: World) -> int:
 
 
 async def posts(w: World, database: Database) -> list[FakeMessage]:
-    await settle(database)
+    await settle(database, timeout=30)
     return w.fake.messages_in(w.channel_id)
 
 
@@ -186,13 +186,13 @@ async def test_duellist_cannot_command_their_own_duel(
         assert "Move received" in await move(w, w.ann, duel_id, "evade")
 
         async def refused(name: str, sub: str, needles: tuple[str, ...], **options: Any) -> None:
-            await settle(database)
+            await settle(database, timeout=30)
             before = await snapshot(database)
             reply = await w.slash(w.ann, name, sub, **options)
             assert reply.ephemeral
             for needle in needles:
                 assert needle in reply.content, (name, sub, reply.content)
-            await settle(database)
+            await settle(database, timeout=30)
             assert await snapshot(database) == before, (name, sub)
 
         own = (f"You are duellist A in duel #{duel_id}", "Another commander")
@@ -239,11 +239,11 @@ async def test_end_reason_that_looks_like_a_result_does_not_make_a_duel_undoable
             w.role_commander, "duel", "end", duel=duel_id, reason="round 3: a_wins"
         )
         assert "has been ended" in reply.content
-        await settle(database)
+        await settle(database, timeout=30)
         before = await snapshot(database)
         reply = await w.slash(w.commander, "round", "undo", duel=duel_id, reason="revive it")
         assert "ended by a commander" in reply.content, reply.content
-        await settle(database)
+        await settle(database, timeout=30)
         assert await snapshot(database) == before
         view = await w.services.duels.get_duel(duel_id, w.guild.id)
         assert (view.status, view.end_kind) == ("ended", "commander")
