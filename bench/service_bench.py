@@ -186,6 +186,7 @@ async def bulk_load(db: Database, n: int, rng: random.Random) -> None:
                     "locked": False,
                     "winner": None if live else "a",
                     "end_reason": None if live else "round 1: a_wins",
+                    "end_kind": None if live else "result",
                     "rounds_played": 1,
                     "created_by": ACTOR,
                     "created_at": now,

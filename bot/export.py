@@ -4,6 +4,7 @@ only their number, commitment and deadline appear."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,7 @@ from bot.report import (
     escape_markdown,
     render_round_bbcode,
     render_round_markdown,
+    rules_in_force,
 )
 from bot.services.views import DuelHistory, RoundRecord
 
@@ -38,6 +40,7 @@ def _round_json(r: RoundRecord) -> dict[str, Any]:
         "result": r.result,
         "undone_by": None if r.undone_by is None else str(r.undone_by),
         "undone_at": _iso(r.undone_at),
+        "undo_reason": r.undo_reason,
     }
 
 
@@ -53,6 +56,9 @@ def duel_json(history: DuelHistory) -> dict[str, Any]:
         "winner_name": d.winner_name,
         "locked": d.locked,
         "end_reason": d.end_reason,
+        "end_kind": d.end_kind,
+        # The rules fixed when the duel started; each round's result repeats what it used.
+        "options": d.options,
         "created_at": _iso(d.created_at),
         "duellists": {
             s: {"user_id": str(x.user_id), "name": x.name, "str": x.strength, "agi": x.agility}
@@ -60,6 +66,20 @@ def duel_json(history: DuelHistory) -> dict[str, Any]:
         },
         "rounds": [_round_json(r) for r in history.rounds],
     }
+
+
+def _undone_note(r: RoundRecord, escape: Callable[[str], str]) -> str:
+    """" (undone by user N: reason)" for an undone round, "" otherwise."""
+    if r.status != "undone":
+        return ""
+    by = f" by user {r.undone_by}" if r.undone_by is not None else ""
+    why = f": {escape(r.undo_reason)}" if r.undo_reason else ""
+    return f" (undone{by}{why})"
+
+
+def _follows_note(r: RoundRecord) -> str:
+    follows = (r.result or {}).get("follows_undo_of")
+    return "" if follows is None else f" (follows the undo of round {int(follows)})"
 
 
 def _sealed_line(r: RoundRecord) -> str:
@@ -80,12 +100,18 @@ def export_duel(history: DuelHistory, fmt: str) -> str:
             f"Status: {d.status}"
             + (f", winner {escape_markdown(d.winner_name)}" if d.winner_name else ""),
             "",
+            "Rules fixed for this duel:",
+            *(
+                f"- {name}: {escape_markdown(meaning)}"
+                for name, meaning in rules_in_force(d.ruleset, d.options)
+            ),
+            "",
         ]
         for r in history.rounds:
             if r.result is None:
                 parts.append(f"## {_sealed_line(r)}\n")
                 continue
-            title = f"## Round {r.number}" + (" (undone)" if r.status == "undone" else "")
+            title = f"## Round {r.number}{_undone_note(r, escape_markdown)}{_follows_note(r)}"
             parts.append(title)
             parts.append(
                 render_round_markdown(
@@ -103,13 +129,23 @@ def export_duel(history: DuelHistory, fmt: str) -> str:
         f"Status: {d.status}"
         + (f", winner {escape_bbcode(d.winner_name)}" if d.winner_name else ""),
         "",
+        "Rules fixed for this duel:",
+        "[list]",
+        *(
+            f"[*]{name}: {escape_bbcode(meaning)}"
+            for name, meaning in rules_in_force(d.ruleset, d.options)
+        ),
+        "[/list]",
+        "",
     ]
     for r in history.rounds:
         if r.result is None:
             parts.append(f"[b]{_sealed_line(r)}[/b]\n")
             continue
-        if r.status == "undone":
-            parts.append(f"[b]Round {r.number} (undone)[/b]")
+        if r.status == "undone" or _follows_note(r):
+            parts.append(
+                f"[b]Round {r.number}{_undone_note(r, escape_bbcode)}{_follows_note(r)}[/b]"
+            )
         parts.append(
             render_round_bbcode(
                 r.result,

@@ -276,6 +276,64 @@ def render_round_bbcode(
     return "\n".join(lines) + "\n"
 
 
+# -- the rules fixed for a duel ----------------------------------------------------------
+
+
+def _ruleset_uses(ruleset_id: str, key: str, one: Any, other: Any) -> bool:
+    """Does the duel's ruleset adjudicate differently with ``key`` = one or other?"""
+    try:
+        rules = get_ruleset(ruleset_id)
+    except RulesError:
+        return True
+    return bool(rules.make_options({key: one}) != rules.make_options({key: other}))
+
+
+def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The rules a duel was fixed with when it started (``duels.options``) as (name, meaning)
+    pairs, plain text (callers escape it): the duel card, `/duel status`, exports. A setting
+    the duel's ruleset ignores is left out; one a duel older than the snapshot did not
+    record says so."""
+    lines: list[tuple[str, str]] = []
+    change = options.get("change_of_choice")
+    lines.append(
+        (
+            "Change of choice",
+            "not recorded"
+            if change is None
+            else "on: a duellist may change a move until the round closes"
+            if change
+            else "off: a submitted move is locked in for the round",
+        )
+    )
+    missing = options.get("missing_move")
+    if _ruleset_uses(ruleset_id, "missing_move", "none", "forfeit"):
+        lines.append(
+            (
+                "Missing move",
+                "not recorded"
+                if missing is None
+                else "forfeit: a duellist without a move at the close loses"
+                if missing == "forfeit"
+                else f"{missing}: no move is made",
+            )
+        )
+    blocks = options.get("locked_blocks_retreat")
+    if _ruleset_uses(ruleset_id, "locked_blocks_retreat", True, False):
+        lines.append(
+            (
+                "Locked blocks retreat",
+                # yes/no alone: the setting's name says it (and a move's name in a public
+                # text would look like a leaked move to a reader, and to the secrecy audit).
+                "not recorded" if blocks is None else "yes" if blocks else "no",
+            )
+        )
+    params = options.get("params")
+    if isinstance(params, Mapping) and params:
+        shown = ", ".join(f"{_one_line(str(k))}={_one_line(str(v))}" for k, v in params.items())
+        lines.append(("Duel settings", shown))
+    return lines
+
+
 def _ruleset_title(ruleset_id: str) -> str:
     try:
         return get_ruleset(ruleset_id).title

@@ -123,11 +123,16 @@ class Duel(Base):
     b_user_id: Mapped[int] = mapped_column(BigInteger)
     # Stats snapshot taken at the start and the rules state after each round (ruleset JSON).
     state: Mapped[dict[str, Any]]
+    # The rules fixed for this duel when it started (change_of_choice, missing_move,
+    # locked_blocks_retreat, the ruleset's params): later /config changes do not reach it.
     options: Mapped[dict[str, Any]]
     status: Mapped[str] = mapped_column(String(16))  # live | ended
     locked: Mapped[bool] = mapped_column(Boolean, default=False)
     winner: Mapped[str | None] = mapped_column(String(1))  # a | b | None
     end_reason: Mapped[str | None] = mapped_column(Text)
+    # How the duel ended (None while live): "result" (a round's result ended it) or
+    # "commander" (/duel end). Only a duel ended by a result can have that round undone.
+    end_kind: Mapped[str | None] = mapped_column(String(16))
     rounds_played: Mapped[int] = mapped_column(default=0)
     created_by: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -160,6 +165,8 @@ class Round(Base):
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     undone_by: Mapped[int | None] = mapped_column(BigInteger)
     undone_at: Mapped[datetime | None]
+    # Why a commander undid the round (required by /round undo; shown in history and exports).
+    undo_reason: Mapped[str | None] = mapped_column(Text)
 
 
 class Submission(Base):

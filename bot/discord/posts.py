@@ -18,7 +18,7 @@ from typing import Any
 
 import discord
 
-from bot.report import move_label, outcome_text, purpose_label
+from bot.report import move_label, outcome_text, purpose_label, rules_in_force
 
 # Discord's embed limits.
 TITLE_MAX = 256
@@ -287,7 +287,22 @@ def duel_start(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
             value=f"{who}\n{_sheet_text(stats)}",
             inline=True,
         )
+    options = payload.get("options")
+    if isinstance(options, Mapping):
+        embed.add_field(
+            name="Rules fixed for this duel",
+            value=rules_text(str(payload.get("ruleset") or "rule-2.14"), options),
+            inline=False,
+        )
     return _mentions(payload), [embed]
+
+
+def rules_text(ruleset: str, options: Mapping[str, Any]) -> str:
+    """The rules a duel was fixed with at its start, one per line (for the card and
+    `/duel status`); later server setting changes do not apply to it."""
+    lines = [f"{name}: {safe(meaning, 300)}" for name, meaning in rules_in_force(ruleset, options)]
+    lines.append("A change of the server's settings applies to later duels only.")
+    return "\n".join(lines)
 
 
 def _sheet_text(stats: Mapping[str, Any]) -> str:
@@ -370,9 +385,20 @@ def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
 
     summary = outcome_text(outcome, names["a"], names["b"])
     reason = _REASONS.get(str(payload.get("reason")), str(payload.get("reason") or "closed"))
+    description = f"**{summary}.**\nRound {round_no} was {safe(reason, 200)}."
+    follows = payload.get("follows_undo")
+    if isinstance(follows, Mapping) or data.get("follows_undo_of") is not None:
+        undo = follows if isinstance(follows, Mapping) else {}
+        undone_no = undo.get("round_no", data.get("follows_undo_of", "?"))
+        by = undo.get("undone_by")
+        description += f"\nThis result follows the undo of round {safe(undone_no, 20)}" + (
+            f" by <@{int(by)}>" if isinstance(by, int) else ""
+        )
+        why = undo.get("reason")
+        description += f" (reason: {safe(why, 300)})." if why else "."
     embed = discord.Embed(
         title=f"{_duel_ref(payload)}, round {round_no}: {names['a']} vs {names['b']}",
-        description=f"**{summary}.**\nRound {round_no} was {safe(reason, 200)}.",
+        description=description,
         colour=COLOUR_RESULT,
     )
     move_lines = [
@@ -433,14 +459,21 @@ def round_undone(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
     round_no = payload.get("round_no", "?")
     outcome = payload.get("outcome")
     was = f" (it was {code(outcome, 40)})" if outcome else ""
+    by = payload.get("undone_by")
+    who = f"<@{int(by)}>" if isinstance(by, int) else "A commander"
+    why = payload.get("reason")
     embed = discord.Embed(
         title=f"{_duel_ref(payload)}: round {round_no} undone",
         description=(
-            f"A commander voided the result of round {round_no}{was}. The duel is back to "
-            "where it stood before that round; the undone result stays in the history."
+            f"{who} voided the result of round {round_no}{was}. The duel is back to "
+            "where it stood before that round; the undone result stays in the history, and "
+            "the next result says that it follows this undo."
         ),
         colour=COLOUR_WARN,
     )
+    if why:
+        embed.add_field(name="Undone by", value=who, inline=True)
+        embed.add_field(name="Reason", value=safe(why, 400), inline=False)
     return None, [embed]
 
 

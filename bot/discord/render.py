@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import discord
 
-from bot.discord.posts import escape_links
+from bot.discord.posts import escape_links, rules_text
 from bot.report import outcome_text
 from bot.rules.rule_2_14 import LABELS, MOVES
 from bot.services.views import (
@@ -96,7 +96,16 @@ def settings_embed(settings: SettingsView) -> discord.Embed:
     embed.add_field(
         name="Locked blocks retreat", value="yes" if settings.locked_blocks_retreat else "no"
     )
+    embed.set_footer(text=LATER_DUELS_ONLY)
     return embed
+
+
+# Said by /config show and every /config answer that changes a rule of play.
+LATER_DUELS_ONLY = (
+    "Change of choice, missing move and locked blocks retreat are fixed for a duel when it "
+    "starts: a change applies to duels started afterwards, and running duels keep their "
+    "rules (shown on their card and by /duel status)."
+)
 
 
 def duel_title(duel: DuelView) -> str:
@@ -121,6 +130,9 @@ def duel_embed(duel: DuelView) -> discord.Embed:
     embed.add_field(name="State", value=duel_state_text(duel), inline=False)
     embed.add_field(name="Rounds played", value=str(duel.rounds_played))
     embed.add_field(name="Channel", value=f"<#{duel.post_channel_id}>")
+    embed.add_field(
+        name="Rules fixed for this duel", value=rules_text(duel.ruleset, duel.options), inline=False
+    )
     if duel.open_round is not None:
         r = duel.open_round
         moved = [
@@ -185,8 +197,14 @@ def history_text(history: DuelHistory) -> str:
             }
             moves = " vs ".join(str(labels.get(s, "no move")) for s in ("a", "b"))
             text = outcome_text(r.outcome or "", safe(duel.a.name), safe(duel.b.name))
-            undone = " (undone)" if r.status == "undone" else ""
-            lines.append(f"Round {r.number}{undone}: {moves}: {text}")
+            undone = ""
+            if r.status == "undone":
+                by = f" by <@{r.undone_by}>" if r.undone_by is not None else ""
+                why = f": {safe(r.undo_reason, 200)}" if r.undo_reason else ""
+                undone = f" (undone{by}{why})"
+            follows = result.get("follows_undo_of")
+            after = f" [after the undo of round {follows}]" if follows is not None else ""
+            lines.append(f"Round {r.number}{undone}{after}: {moves}: {text}")
     return "\n".join(lines)[:1900]
 
 

@@ -9,6 +9,7 @@ duellist's move before its round is closed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -36,6 +37,7 @@ from bot.rules.errors import RulesError
 from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
 from bot.services.errors import (
     AmbiguousDuel,
+    ConflictOfInterest,
     InvalidInput,
     MoveAlreadyLocked,
     NotAllowed,
@@ -66,6 +68,11 @@ SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
 # Profile entry remembering a By This Axe leader's first (penalised) refusal.
 REFUSALS_KEY = "by-this-axe:refusals"
 MAX_REASON = 300
+# The server settings that change an outcome: fixed in duels.options when a duel starts, so a
+# later /config change reaches only later duels. Each result stores them ("options").
+RULE_SETTINGS = ("change_of_choice", "missing_move", "locked_blocks_retreat")
+# The options the adjudicator itself takes (what `duelbot verify` re-runs a round with).
+ADJUDICATION_OPTIONS = ("missing_move", "locked_blocks_retreat")
 
 
 def duel_view(
@@ -109,6 +116,8 @@ def duel_view(
         rounds_played=duel.rounds_played,
         created_at=duel.created_at,
         open_round=round_view,
+        options=dict(duel.options or {}),
+        end_kind=duel.end_kind,
     )
 
 
@@ -153,6 +162,38 @@ def no_such_duel(duel_id: int, guild_id: int | None) -> NotFound:
     return DuelScope(guild_id=guild_id).not_found(duel_id)
 
 
+def clean_reason(reason: str, doing: str) -> str:
+    """A commander's reason (ending a duel, undoing a round) as stored and posted: one line,
+    not empty, at most MAX_REASON characters. Posts and exports escape it when they show it."""
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise InvalidInput(f"Give a reason for {doing}.")
+    if len(reason) > MAX_REASON:
+        raise InvalidInput(
+            f"The reason is too long ({len(reason)} characters, at most {MAX_REASON})."
+        )
+    return reason
+
+
+def refuse_own_duel(duel: Duel, actor_id: int | None, action: str, instead: str) -> None:
+    """Conflict of interest: a duellist never commands their own duel, whatever their roles
+    (admins and the server owner included). The deadline (no actor) is not a duellist."""
+    if actor_id is None:
+        return
+    side = "A" if actor_id == duel.a_user_id else "B" if actor_id == duel.b_user_id else None
+    if side is not None:
+        raise ConflictOfInterest(
+            f"You are duellist {side} in duel #{duel.id}, so you cannot {action}: a duellist "
+            f"never commands their own duel. {instead}"
+        )
+
+
+def _json_safe(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The commander's per-duel params as JSON (a TOML date would not serialise)."""
+    safe: dict[str, Any] = json.loads(json.dumps(dict(params), default=str))
+    return safe
+
+
 def _enqueue(session: AsyncSession, **fields: Any) -> None:
     session.add(OutboxPost(status="pending", attempts=0, next_attempt_at=utcnow(), **fields))
 
@@ -188,6 +229,13 @@ class DuelService:
     def __init__(self, db: Database, defaults: DuelSettings | None = None) -> None:
         self._db = db
         self._defaults = defaults or DuelSettings()
+
+    def _rules_of(self, duel: Duel) -> dict[str, Any]:
+        """The rules fixed for ``duel`` when it started (never the server's live settings).
+        Every live duel has all of them (migration 0003 fixed those of older duels); the
+        configured defaults only fill a key a hand-made row lacks."""
+        defaults = {key: getattr(self._defaults, key) for key in RULE_SETTINGS}
+        return {**defaults, **(duel.options or {})}
 
     # -- queries ------------------------------------------------------------------------
 
@@ -343,6 +391,7 @@ class DuelService:
                         seed=None if sealed else r.seed,
                         undone_by=r.undone_by,
                         undone_at=r.undone_at,
+                        undo_reason=r.undo_reason,
                     )
                 )
             return DuelHistory(await self._view(session, duel), tuple(records))
@@ -371,7 +420,11 @@ class DuelService:
                     "b": before["b"],
                     "moves": result.get("choices", {}),
                     "locked": bool(before.get("locked", False)),
-                    "options": result.get("options", {}),
+                    "options": {
+                        k: v
+                        for k, v in (result.get("options") or {}).items()
+                        if k in ADJUDICATION_OPTIONS
+                    },
                     "duel_id": duel.id,
                     "round_no": rnd.number,
                 },
@@ -449,8 +502,8 @@ class DuelService:
             b_user_id=b.user_id,
             state=state.to_dict(),
             options={
-                "missing_move": settings.missing_move,
-                "locked_blocks_retreat": settings.locked_blocks_retreat,
+                **{key: getattr(settings, key) for key in RULE_SETTINGS},
+                **({"params": _json_safe(params)} if params else {}),
             },
             status="live",
             locked=False,
@@ -473,6 +526,7 @@ class DuelService:
                 "a": {"user_id": a.user_id, **state.to_dict()["a"]},
                 "b": {"user_id": b.user_id, **state.to_dict()["b"]},
                 "started_by": actor_id,
+                "options": dict(duel.options),
                 "make_thread": self._defaults.thread_per_duel and thread_id is None,
             },
         )
@@ -756,12 +810,12 @@ class DuelService:
             current = (await queries.current_submissions(session, rnd.id)).get(side)
             changed_from = None
             if current is not None:
-                settings = await load_settings_row(session, duel.guild_id, self._defaults)
-                if not settings.change_of_choice:
+                if not self._rules_of(duel)["change_of_choice"]:
                     raise MoveAlreadyLocked(
                         f"You already locked in {ruleset.choice_label(current.move)} for "
-                        f"round {rnd.number} of duel #{duel.id}, and this server does not allow "
-                        "changing a move before the round closes.",
+                        f"round {rnd.number} of duel #{duel.id}, and this duel does not allow "
+                        "changing a move before the round closes (change of choice was off "
+                        "when it started).",
                         current.move,
                     )
                 await self._refuse_past_change_cap(session, duel, rnd, side, current.move)
@@ -852,9 +906,16 @@ class DuelService:
         reason: str = "commander",
         round_no: int | None = None,
     ) -> RoundClosed:
-        """Adjudicate and close the open round. Exactly once: the loser of a race is refused."""
+        """Adjudicate and close the open round. Exactly once: the loser of a race is refused.
+        A duellist of the duel cannot close it (``actor_id`` None: the deadline)."""
         async with self._db.transaction() as session:
             duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            refuse_own_duel(
+                duel,
+                actor_id,
+                "close its round",
+                "Another commander closes it, or its deadline does.",
+            )
             rnd = await queries.open_round(session, duel.id, lock=True)
             if rnd is None or (round_no is not None and rnd.number != round_no):
                 raise RoundNotOpen(f"Duel #{duel.id} has no open round to close.")
@@ -864,11 +925,9 @@ class DuelService:
         self, session: AsyncSession, duel: Duel, rnd: Round, actor_id: int | None, reason: str
     ) -> RoundClosed:
         submissions = await queries.current_submissions(session, rnd.id)
-        settings = await load_settings_row(session, duel.guild_id, self._defaults)
-        used = {
-            "missing_move": settings.missing_move,
-            "locked_blocks_retreat": settings.locked_blocks_retreat,
-        }
+        rules_in_force = self._rules_of(duel)
+        used = {key: rules_in_force[key] for key in ADJUDICATION_OPTIONS}
+        follows = await self._undo_before(session, duel, rnd)
         ruleset = _ruleset(duel.ruleset)
         choices: dict[str, str | None] = {
             s: (submissions[s].move if s in submissions else None) for s in ("a", "b")
@@ -883,7 +942,10 @@ class DuelService:
         # While the duel runs, a multi-step ruleset's state holds secrets: the stored and
         # published result carries only its public part (the full state is duel.state).
         stored = ruleset.public_result(result.to_dict())
-        stored["options"] = used
+        # Every outcome-changing rule this duel was fixed with when it started.
+        stored["options"] = dict(rules_in_force)
+        if follows is not None:
+            stored["follows_undo_of"] = follows.number
         # A secret step's result masks its choices: the labels follow the result, never the
         # submissions.
         stored["labels"] = {
@@ -907,6 +969,7 @@ class DuelService:
             duel.status = "ended"
             duel.ended_at = now
             duel.end_reason = f"round {rnd.number}: {result.outcome}"
+            duel.end_kind = "result"
         await session.flush()
         view = duel_view(duel)
         on_behalf_of = actor_id if actor_id is not None else rnd.opened_by
@@ -928,6 +991,17 @@ class DuelService:
                 "closed_by": actor_id,
                 "reason": reason,
                 "ended": result.ended,
+                **(
+                    {}
+                    if follows is None
+                    else {
+                        "follows_undo": {
+                            "round_no": follows.number,
+                            "undone_by": follows.undone_by,
+                            "reason": follows.undo_reason,
+                        }
+                    }
+                ),
             },
         )
         queries.audit(
@@ -974,6 +1048,22 @@ class DuelService:
             view, rnd.number, result.outcome, stored, rnd.seed, rnd.commitment, actor_id, reason
         )
 
+    @staticmethod
+    async def _undo_before(session: AsyncSession, duel: Duel, rnd: Round) -> Round | None:
+        """The undone round this round's result follows: of the undone rounds right before
+        it, the one undone last (undo always voids the latest closed round)."""
+        stmt = (
+            select(Round)
+            .where(Round.duel_id == duel.id, Round.number < rnd.number)
+            .order_by(Round.number.desc())
+        )
+        follows = None
+        for earlier in (await session.execute(stmt)).scalars():
+            if earlier.status != "undone":
+                break
+            follows = earlier
+        return follows
+
     async def _write_back_sheets(
         self,
         session: AsyncSession,
@@ -1019,15 +1109,10 @@ class DuelService:
     async def end_duel(
         self, *, duel_id: int, guild_id: int | None, actor_id: int, reason: str
     ) -> DuelView:
-        reason = " ".join(str(reason).split())
-        if not reason:
-            raise InvalidInput("Give a reason for ending the duel.")
-        if len(reason) > MAX_REASON:
-            raise InvalidInput(
-                f"The reason is too long ({len(reason)} characters, at most {MAX_REASON})."
-            )
+        reason = clean_reason(reason, "ending the duel")
         async with self._db.transaction() as session:
             duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            refuse_own_duel(duel, actor_id, "end it", "Another commander can end it.")
             if duel.status != "live":
                 raise StateConflict(f"Duel #{duel.id} has already ended.")
             rnd = await queries.open_round(session, duel.id, lock=True)
@@ -1041,6 +1126,7 @@ class DuelService:
             duel.status = "ended"
             duel.ended_at = now
             duel.end_reason = reason
+            duel.end_kind = "commander"
             await session.flush()
             view = duel_view(duel)
             _post_in_duel_channel(
@@ -1067,16 +1153,26 @@ class DuelService:
             )
             return view
 
-    async def undo_round(self, *, duel_id: int, guild_id: int | None, actor_id: int) -> DuelView:
+    async def undo_round(
+        self, *, duel_id: int, guild_id: int | None, actor_id: int, reason: str
+    ) -> DuelView:
         """Void the last closed round: the duel returns to its state before it; the undone
-        result stays in the ledger."""
+        result stays in the ledger with who undid it and why (``reason`` is required: an
+        undo followed by a new close is a re-roll, so it is accountable)."""
+        reason = clean_reason(reason, "undoing the round")
         async with self._db.transaction() as session:
             duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            refuse_own_duel(
+                duel,
+                actor_id,
+                "undo its rounds",
+                "Another commander can undo a round (with a reason).",
+            )
             if await queries.open_round(session, duel.id) is not None:
                 raise StateConflict(
                     f"Duel #{duel.id} has an open round: close it before undoing the last result."
                 )
-            if duel.status == "ended" and not (duel.end_reason or "").startswith("round "):
+            if duel.status == "ended" and duel.end_kind != "result":
                 raise StateConflict(
                     f"Duel #{duel.id} was ended by a commander; its rounds can no longer be undone."
                 )
@@ -1094,6 +1190,7 @@ class DuelService:
             rnd.status = "undone"
             rnd.undone_by = actor_id
             rnd.undone_at = now
+            rnd.undo_reason = reason
             before = rnd.state_before
             duel.state = dict(before)
             duel.locked = bool(before.get("locked", False))
@@ -1101,6 +1198,7 @@ class DuelService:
             duel.status = "live"
             duel.ended_at = None
             duel.end_reason = None
+            duel.end_kind = None
             duel.rounds_played -= 1
             await session.flush()
             view = duel_view(duel)
@@ -1110,7 +1208,13 @@ class DuelService:
                 kind="round_undone",
                 key=f"{rnd.id}",
                 on_behalf_of=actor_id,
-                payload={"duel_id": duel.id, "round_no": rnd.number, "outcome": rnd.outcome},
+                payload={
+                    "duel_id": duel.id,
+                    "round_no": rnd.number,
+                    "outcome": rnd.outcome,
+                    "undone_by": actor_id,
+                    "reason": reason,
+                },
             )
             queries.audit(
                 session,
@@ -1118,6 +1222,6 @@ class DuelService:
                 actor_id=actor_id,
                 action="round.undo",
                 duel_id=duel.id,
-                details={"round": rnd.number, "undone_outcome": rnd.outcome},
+                details={"round": rnd.number, "undone_outcome": rnd.outcome, "reason": reason},
             )
             return view

@@ -23,6 +23,11 @@ class NotAllowed(DomainError):
     """The caller is not the right person for this action (e.g. not a duellist of the duel)."""
 
 
+class ConflictOfInterest(NotAllowed):
+    """A commander acting on their own duel (close, undo, end) or their own stats or sheet:
+    another commander (or the deadline) must do it."""
+
+
 class StateConflict(DomainError):
     """The action does not fit the duel's current state (round already open, duel ended...)."""
 

@@ -15,7 +15,7 @@ from bot.rules.base import get_ruleset
 from bot.rules.errors import InvalidStats, RulesError
 from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
 from bot.rules.rule_2_14 import check_stat
-from bot.services.errors import InvalidInput, NotFound
+from bot.services.errors import ConflictOfInterest, InvalidInput, NotFound
 from bot.services.views import MemberRef, ProfileView
 
 
@@ -43,6 +43,7 @@ class ProfileService:
     async def set_stats(
         self, guild_id: int, actor_id: int, member: MemberRef, strength: int, agility: int
     ) -> ProfileView:
+        refuse_own_profile(actor_id, member, "stats")
         try:
             strength = check_stat("STR", strength)
             agility = check_stat("AGI", agility)
@@ -96,6 +97,7 @@ class ProfileService:
     ) -> ProfileView:
         """Set (merge) a duellist's sheet for a ruleset other than rule 2.14, validated by
         the ruleset; audited."""
+        refuse_own_profile(actor_id, member, "sheet")
         try:
             rules = get_ruleset(ruleset_id)
         except RulesError as exc:
@@ -158,6 +160,16 @@ class ProfileService:
             .with_for_update()
         )
         return (await session.execute(stmt)).scalar_one_or_none()
+
+
+def refuse_own_profile(actor_id: int, member: MemberRef, what: str) -> None:
+    """Conflict of interest: nobody sets their own numbers, whatever their roles (a duel
+    snapshots them at its start)."""
+    if actor_id == member.user_id:
+        raise ConflictOfInterest(
+            f"You cannot set your own {what}: a duellist never sets their own numbers. "
+            f"Another commander can set them for you."
+        )
 
 
 def no_stats_message(name: str) -> str:

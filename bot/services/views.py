@@ -72,6 +72,10 @@ class DuelView:
     rounds_played: int
     created_at: datetime
     open_round: OpenRoundView | None = None
+    # The rules fixed when the duel started (change_of_choice, missing_move,
+    # locked_blocks_retreat, the ruleset's "params"); later /config changes never reach them.
+    options: dict[str, Any] = field(default_factory=dict)
+    end_kind: str | None = None  # "result" | "commander" once ended
 
     @property
     def post_channel_id(self) -> int:
@@ -154,6 +158,7 @@ class RoundRecord:
     seed: str | None  # revealed only once the round is closed (or undone after closing)
     undone_by: int | None
     undone_at: datetime | None
+    undo_reason: str | None = None  # why the commander undid it (required since issue 10)
 
 
 @dataclass(frozen=True, slots=True)

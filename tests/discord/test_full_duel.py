@@ -126,9 +126,22 @@ async def test_variant_off_refuses_change_and_on_allows_it(
         assert "already locked in Evade" in dms[-1].content
 
         reply = await w.slash(w.commander, "config", "change-of-choice", enabled=True)
-        assert "now on" in reply.content
+        assert "now on" in reply.content and "duels started afterwards" in reply.content
+        # The running duel keeps the rule it started with (issue 10)...
         await fake.send_dm(w.ann.id, "side swipe")
         dms = await fake.wait_for_dms(w.ann.id, 4, timeout=15)
+        assert "already locked in Evade" in dms[-1].content
+
+        # ...a duel started now allows the change.
+        await w.slash(w.commander, "duel", "end", duel=duel_id, reason="restart")
+        reply = await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id)
+        duel_id = int(reply.content.split("Duel #")[1].split()[0])
+        await w.slash(w.commander, "round", "open", duel=duel_id)
+        await fake.wait_for_dms(w.ann.id, 5, timeout=15)
+        await fake.send_dm(w.ann.id, "evade")
+        await fake.wait_for_dms(w.ann.id, 6, timeout=15)
+        await fake.send_dm(w.ann.id, "side swipe")
+        dms = await fake.wait_for_dms(w.ann.id, 7, timeout=15)
         assert "changed from **Evade** to **Side Swipe**" in dms[-1].content
 
         # /move in the server works too, ephemerally, and changes the move again.

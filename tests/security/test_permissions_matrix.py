@@ -5,8 +5,10 @@ Cells: ``allow``; or a refusal, named by what it says is needed: ``commander`` (
 role, the admin role or Manage Server), ``admin`` (Manage Server or the admin role),
 ``unknown`` (not the caller's own duel, for a move or anything in DMs: answered exactly as
 a number that names no duel, "You have no duel #N"), ``server`` (the duel belongs to
-another server: "There is no duel #N in this server"). A refusal is ephemeral, says what is
-needed, and changes no stored row (every table is compared before and after).
+another server: "There is no duel #N in this server"), ``own`` (a duellist never commands
+their own duel nor sets their own numbers: another commander does). A refusal is
+ephemeral, says what is needed, and changes no stored row (every table is compared before
+and after).
 
 Rows ``dm /odds``, ``dm /move`` and ``dm text`` (``#N evade``) are used in the bot's DMs,
 where only the caller's own duels exist: the other-guild cells are the members of other
@@ -16,7 +18,8 @@ Callers: duellist (side A of the duel), opponent (side B), commander (the config
 commander role, no Manage Server), admin (Manage Server), role-admin (the configured admin
 role, no Manage Server), outsider (a plain member), other-guild (Manage Server in ANOTHER
 server, using this server's duel number there; commands without a duel act on their own
-server and are allowed).
+server and are allowed), duellist-commander (side A of the duel who also holds the
+commander role: a duellist as commander of their own duel; its column is OWN_DUEL_MATRIX).
 
 Rendered into docs/reliability.md ("Permissions").
 """
@@ -35,7 +38,11 @@ from tests.fakediscord import MANAGE_GUILD, FakeDiscord
 from tests.fakediscord.models import FakeMessage, FakeUser
 from tests.security.snapshot import settle, snapshot
 
-ROLES = ("duellist", "opponent", "commander", "admin", "role-admin", "outsider", "other-guild")
+MATRIX_ROLES = (
+    "duellist", "opponent", "commander", "admin", "role-admin", "outsider", "other-guild"
+)
+OWN_DUEL_ROLES = ("duellist-commander",)
+ROLES = (*MATRIX_ROLES, *OWN_DUEL_ROLES)
 
 # Slash commands without their "/". The order is the order of play: later rows see the
 # state that earlier allowed rows left.
@@ -70,29 +77,70 @@ duel challenge               commander commander allow     allow    allow      c
 duel end                     commander commander allow     allow    allow      commander server
 """
 
+# One more caller (issue 10), a column of its own so that MATRIX's lines stay within 100
+# characters: every command of MATRIX needs its cell here too.
+OWN_DUEL_MATRIX = """
+command                      duellist-commander
+stats show                   allow
+stats set                    own
+sheet show                   allow
+sheet set                    own
+duel list                    allow
+duel status                  allow
+duel history                 allow
+duel export                  allow
+odds                         allow
+round status                 allow
+config show                  admin
+config change-of-choice      admin
+config missing-move          admin
+config locked-blocks-retreat admin
+config commander-role        admin
+config admin-role            admin
+move                         allow
+move button                  allow
+round close                  own
+round undo                   own
+round open                   allow
+duel start                   allow
+duel challenge               allow
+duel end                     own
+dm /odds                     allow
+dm /move                     allow
+dm text                      allow
+"""
 
 NOT_SLASH_IN_SERVER = ("move button", "dm /odds", "dm /move", "dm text")
 
 
-def parse_matrix(text: str) -> dict[str, dict[str, str]]:
+def parse_matrix(text: str, roles: tuple[str, ...] = MATRIX_ROLES) -> dict[str, dict[str, str]]:
     lines = [line for line in text.strip().splitlines()]
     header = lines[0].split()[1:]
-    assert tuple(header) == ROLES
+    assert tuple(header) == roles
     table = {}
     for line in lines[1:]:
         cells = line.split()
-        name = " ".join(cells[: len(cells) - len(ROLES)])
+        name = " ".join(cells[: len(cells) - len(roles)])
         name = name if name in NOT_SLASH_IN_SERVER else "/" + name
-        table[name] = dict(zip(ROLES, cells[-len(ROLES) :], strict=True))
+        table[name] = dict(zip(roles, cells[-len(roles) :], strict=True))
     return table
 
 
-EXPECTED = parse_matrix(MATRIX)
+def with_column(
+    table: dict[str, dict[str, str]], column: dict[str, dict[str, str]]
+) -> dict[str, dict[str, str]]:
+    missing = set(table) ^ set(column)
+    assert not missing, f"OWN_DUEL_MATRIX and MATRIX must list the same commands: {missing}"
+    return {name: {**row, **column[name]} for name, row in table.items()}
+
+
+EXPECTED = with_column(parse_matrix(MATRIX), parse_matrix(OWN_DUEL_MATRIX, OWN_DUEL_ROLES))
 REFUSALS = {
     "commander": ["Only a commander can do this", "Manage Server"],
     "admin": ["Only an admin", "Manage Server"],
     "unknown": ["You have no duel #"],
     "server": ["There is no duel #", "in this server"],
+    "own": ["a duellist never", "Another commander"],
 }
 
 
@@ -139,7 +187,7 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[Ctx], dict[str, Any]]]] = {
     "/config admin-role": ("config", "admin-role", lambda c: {"role": c.admin_role}),
     "/move": ("move", None, lambda c: {"duel": c.duel_id, "move": "evade"}),
     "/round close": ("round", "close", lambda c: {"duel": c.duel_id}),
-    "/round undo": ("round", "undo", lambda c: {"duel": c.duel_id}),
+    "/round undo": ("round", "undo", lambda c: {"duel": c.duel_id, "reason": "matrix test"}),
     "/round open": ("round", "open", lambda c: {"duel": c.duel_id}),
     "/duel start": ("duel", "start", lambda c: {"a": c.a, "b": c.b}),
     "/duel challenge": (
@@ -155,6 +203,8 @@ assert set(COMMANDS) | set(NOT_SLASH_IN_SERVER) == set(EXPECTED)
 async def setup(fake: FakeDiscord, database: Database, role: str) -> tuple[Any, dict[str, Any]]:
     people = populate(fake)
     guild = people["guild"]
+    if role == "duellist-commander":  # side A of the duel is also a commander
+        fake.set_member_roles(guild.id, people["ann"].id, [people["commander_role_id"]])
     admin_role = fake.add_role(guild.id, "Duel Admins", permissions=0)
     role_admin = fake.add_member(guild.id, "roleadmin", roles=[admin_role]).user
     other = fake.add_guild("Other Hall")
@@ -213,6 +263,7 @@ def context(w: World, x: dict[str, Any], role: str, duel_id: int) -> Ctx:
         "role-admin": x["role_admin"],
         "outsider": w.outsider,
         "other-guild": x["other_admin"],
+        "duellist-commander": w.ann,
     }
     prompt_of = w.bob if role == "opponent" else w.ann
     prompt = next(m for m in w.fake.dms_to(prompt_of.id) if m.custom_ids())

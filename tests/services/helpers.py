@@ -79,9 +79,13 @@ def sha256_hex(seed_hex: str) -> str:
 
 
 def walk(value: Any) -> Iterable[Any]:
-    """Every leaf and key of a view, recursively (dataclasses, dicts, sequences)."""
+    """Every leaf and key of a view, recursively (dataclasses, dicts, sequences). A duel's
+    ``options`` (the rules fixed at its start) are skipped: a setting's name such as
+    locked_blocks_retreat is not a move."""
     if is_dataclass(value) and not isinstance(value, type):
         for f in fields(value):
+            if f.name == "options":
+                continue
             yield f.name
             yield from walk(getattr(value, f.name))
     elif isinstance(value, dict):

@@ -590,7 +590,9 @@ async def test_undo_restores_state_and_keeps_the_undone_result(database: Databas
     await services.duels.submit_move(user_id=ALICE.user_id, move="ss", via="slash", duel_id=duel_id)
     closed = await services.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
     assert closed.duel.status == "ended" and closed.duel.winner == "a"
-    view = await services.duels.undo_round(duel_id=duel_id, guild_id=GUILD, actor_id=77)
+    view = await services.duels.undo_round(
+        duel_id=duel_id, guild_id=GUILD, actor_id=77, reason="misclick"
+    )
     assert (view.status, view.winner, view.locked, view.rounds_played) == ("live", None, False, 0)
     after = await _duel_row(database, duel_id)
     assert after.state == before.state and after.ended_at is None and after.end_reason is None
@@ -603,7 +605,9 @@ async def test_undo_restores_state_and_keeps_the_undone_result(database: Databas
     assert history.rounds[0].status == "undone" and history.rounds[0].result == closed.result
     # Play resumes with round 2; nothing left to undo after undoing.
     with pytest.raises(StateConflict, match="no closed round"):
-        await services.duels.undo_round(duel_id=duel_id, guild_id=GUILD, actor_id=77)
+        await services.duels.undo_round(
+            duel_id=duel_id, guild_id=GUILD, actor_id=77, reason="misclick"
+        )
     await _open(services, duel_id)
     assert (await _round(database, duel_id, 2)).status == "open"
 
@@ -611,14 +615,20 @@ async def test_undo_restores_state_and_keeps_the_undone_result(database: Databas
 async def test_undo_refusals(services: Services, database: Database) -> None:
     duel = await new_duel(services)
     with pytest.raises(StateConflict, match="no closed round"):
-        await services.duels.undo_round(duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER)
+        await services.duels.undo_round(
+            duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="misclick"
+        )
     await _open(services, duel.id)
     with pytest.raises(StateConflict, match="open round"):
-        await services.duels.undo_round(duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER)
+        await services.duels.undo_round(
+            duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="misclick"
+        )
     await _close(services, duel.id)
     await services.duels.end_duel(duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="r")
     with pytest.raises(StateConflict, match="ended by a commander"):
-        await services.duels.undo_round(duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER)
+        await services.duels.undo_round(
+            duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="misclick"
+        )
     assert (await _round(database, duel.id, 1)).status == "closed"
     assert await audit_rows(database, "round.undo") == []
     assert await count(database, AuditEntry) > 0

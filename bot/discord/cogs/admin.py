@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from bot.discord.checks import require_admin, require_guild
 from bot.discord.client import services_of
-from bot.discord.render import settings_embed
+from bot.discord.render import LATER_DUELS_ONLY, settings_embed
 
 MANAGE_SERVER = discord.Permissions(manage_guild=True)
 
@@ -67,7 +67,9 @@ class Admin(commands.Cog):
             if settings.change_of_choice
             else "off: once a duellist has made a choice, it cannot change for that round"
         )
-        await interaction.followup.send(f"Change of choice is now {state}.", ephemeral=True)
+        await interaction.followup.send(
+            f"Change of choice is now {state}.\n{LATER_DUELS_ONLY}", ephemeral=True
+        )
 
     @config.command(name="commander-role", description="The role whose members are commanders")
     @app_commands.describe(role="Commander role")
@@ -120,7 +122,8 @@ class Admin(commands.Cog):
         )
         meaning = "the other duellist wins" if policy == "forfeit" else "no move is made"
         await interaction.followup.send(
-            f"Missing move policy is now `{policy}`: {meaning}.", ephemeral=True
+            f"Missing move policy is now `{policy}`: {meaning}.\n{LATER_DUELS_ONLY}",
+            ephemeral=True,
         )
 
     @config.command(
@@ -135,7 +138,7 @@ class Admin(commands.Cog):
             await require_guild(interaction), interaction.user.id, enabled
         )
         text = "a locked duellist's retreat fails" if enabled else "locked duellists may retreat"
-        await interaction.followup.send(f"Now {text}.", ephemeral=True)
+        await interaction.followup.send(f"Now {text}.\n{LATER_DUELS_ONLY}", ephemeral=True)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -416,12 +416,20 @@ class Commander(commands.Cog):
         await interaction.followup.send(round_status_text(status), ephemeral=True)
 
     @round.command(name="undo", description="Undo the last closed round of a duel")
-    @app_commands.describe(duel="Duel number")
+    @app_commands.describe(
+        duel="Duel number",
+        reason="Why the result is voided (posted in the duel's channel and kept in its history)",
+    )
     @app_commands.autocomplete(duel=duel_autocomplete)
-    async def round_undo(self, interaction: discord.Interaction, duel: DuelId) -> None:
+    async def round_undo(
+        self,
+        interaction: discord.Interaction,
+        duel: DuelId,
+        reason: app_commands.Range[str, 1, 300],
+    ) -> None:
         guild_id = await commander_answer(interaction)
         view = await services_of(self.bot).duels.undo_round(
-            duel_id=duel, guild_id=guild_id, actor_id=interaction.user.id
+            duel_id=duel, guild_id=guild_id, actor_id=interaction.user.id, reason=reason
         )
         wake_outbox(self.bot)
         await interaction.followup.send(
