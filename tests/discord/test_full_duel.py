@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from bot.config import LimitSettings
 from bot.db.engine import Database
 from bot.rules.dice import commitment as commit_of
 from bot.rules.dice import derive_roll
@@ -115,7 +116,8 @@ async def test_variant_off_refuses_change_and_on_allows_it(
     fake_discord: FakeDiscord, database: Database
 ) -> None:
     fake = fake_discord
-    async with running_world(fake, database) as w:
+    # Ann changes her move more often than the flood limit lets a person (tested elsewhere).
+    async with running_world(fake, database, limits=LimitSettings(dm_burst=0)) as w:
         duel_id = await setup_duel(w)
         await w.slash(w.commander, "round", "open", duel=duel_id)
         await fake.wait_for_dms(w.ann.id, 1, timeout=15)
