@@ -291,7 +291,7 @@ def duel_start(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
     if isinstance(options, Mapping):
         embed.add_field(
             name="Rules fixed for this duel",
-            value=rules_text(str(payload.get("ruleset") or "rule-2.14"), options),
+            value=rules_text(str(payload["ruleset"]), options),
             inline=False,
         )
     return _mentions(payload), [embed]
