@@ -18,17 +18,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NoReturn
 
+from bot.export import EXPORT_FORMATS
 from bot.report import (
     adjudication_dict,
     odds_dict,
     render_odds_text,
     render_round_bbcode,
     render_round_markdown,
+    winner_name,
 )
 from bot.rules import by_this_axe
-from bot.rules.base import RoundResult, Side, get_ruleset
+from bot.rules.base import RoundResult, Ruleset, Side, get_ruleset
 from bot.rules.dice import FairDice, commitment, new_seed, parse_seed
 from bot.rules.errors import RulesError
+from bot.rules.registry import DEFAULT_RULESET_ID
 from bot.rules.rule_2_14 import (
     MISSING_MOVE_POLICIES,
     RULE_2_14,
@@ -39,6 +42,8 @@ from bot.rules.rule_2_14 import (
     allowed_moves_text,
     parse_move,
 )
+from bot.services.views import DuelHistory
+from bot.verify import UnreadableExport, is_duel_export, verify_duel
 
 PROG = "duelbot"
 EXIT_OK = 0
@@ -490,8 +495,99 @@ def render_axe_odds_text(
 # -- adjudicate -------------------------------------------------------------------------
 
 
+#: The keys of `duelbot adjudicate`'s input for any ruleset: a round as exported
+#: (docs/export-format.md) plus the ruleset and duel it belongs to. The other keys of an
+#: exported round are accepted and ignored (a round can be pasted as it is).
+GENERIC_ROUND_KEYS = ("ruleset", "duel_id", "round_no", "number", "state_before", "choices",
+                      "options", "seed")
+EXPORTED_ROUND_EXTRA = (
+    "status", "opened_by", "opened_at", "deadline", "commitment", "closed_by", "closed_at",
+    "close_reason", "outcome", "result", "undone_by", "undone_at", "undo_reason",
+    "follows_undo_of", "withheld",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class GenericRound:
+    """One round of any ruleset, as `duelbot adjudicate` takes it."""
+
+    ruleset: Ruleset
+    duel_id: int
+    round_no: int
+    state_before: Mapping[str, Any]
+    choices: dict[str, str | None]
+    options: Mapping[str, Any]
+    seed: str | None
+
+    def resolve(self, seed: str) -> RoundResult:
+        dice = FairDice(seed, self.duel_id, self.round_no)
+        return self.ruleset.readjudicate(self.state_before, self.choices, self.options, dice)
+
+
+def is_generic_round(data: Any) -> bool:
+    """The round shape of the export (any ruleset): it carries ``state_before``."""
+    return isinstance(data, dict) and "state_before" in data
+
+
+def parse_generic_round(data: Any) -> GenericRound:
+    obj = _object(data, "the input", (*GENERIC_ROUND_KEYS, *EXPORTED_ROUND_EXTRA))
+    ruleset_id = obj.get("ruleset", DEFAULT_RULESET_ID)
+    if not isinstance(ruleset_id, str):
+        raise InputError(f"ruleset must be a ruleset id, not {_describe(ruleset_id)}")
+    try:
+        ruleset = get_ruleset(ruleset_id)
+    except RulesError as exc:
+        raise InputError(f"ruleset: {exc.message}") from None
+    if "round_no" in obj and "number" in obj and obj["round_no"] != obj["number"]:
+        raise InputError("round_no and number differ: give the round's number once")
+    if "round_no" not in obj and "number" not in obj:
+        raise InputError("round_no is missing (the round's number; number also works)")
+    round_no = _int(obj.get("round_no", obj.get("number")), "round_no", minimum=0)
+    state_before = obj["state_before"]
+    if not isinstance(state_before, dict):
+        raise InputError("state_before must be a JSON object (the duel state before the round)")
+    raw_choices = _object(_require(obj, "choices", ""), "choices", ("a", "b"))
+    choices: dict[str, str | None] = {}
+    for side in ("a", "b"):
+        value = raw_choices.get(side)
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"choices.{side} must be a string or null, not {_describe(value)}")
+        choices[side] = value
+    options = obj.get("options") or {}
+    if not isinstance(options, dict):
+        raise InputError("options must be a JSON object (see docs/export-format.md)")
+    seed = obj.get("seed")
+    return GenericRound(
+        ruleset=ruleset,
+        duel_id=_int(_require(obj, "duel_id", ""), "duel_id", minimum=0),
+        round_no=round_no,
+        state_before=state_before,
+        choices=choices,
+        options=options,
+        seed=None if seed is None else _seed(seed, "seed"),
+    )
+
+
+def generic_adjudication_dict(
+    rnd: GenericRound, result: RoundResult, *, seed: str, commit: str
+) -> dict[str, Any]:
+    """`duelbot adjudicate --json` for the export round shape: the result as a round of the
+    export holds it (winner a side), with the winner's name, the seed and commitment."""
+    return {
+        "duel_id": rnd.duel_id,
+        "round_no": rnd.round_no,
+        **result.to_dict(),
+        "winner_name": winner_name(result),
+        "seed": seed,
+        "commitment": commit,
+    }
+
+
 def cmd_adjudicate(args: argparse.Namespace) -> int:
-    rnd = parse_round_input(read_json(args.file))
+    data = read_json(args.file)
+    rnd: RoundInput | GenericRound = (
+        parse_generic_round(data) if is_generic_round(data) else parse_round_input(data)
+    )
     seed = rnd.seed
     if seed is None:
         seed = new_seed()
@@ -502,7 +598,12 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     result = rnd.resolve(seed)
     commit = commitment(seed)
     if args.json:
-        print(json.dumps(adjudication_dict(result, seed=seed, commitment=commit), indent=2))
+        shown = (
+            generic_adjudication_dict(rnd, result, seed=seed, commit=commit)
+            if isinstance(rnd, GenericRound)
+            else adjudication_dict(result, seed=seed, commitment=commit)
+        )
+        print(json.dumps(shown, indent=2, ensure_ascii=False))
         return EXIT_OK
     render = render_round_bbcode if args.bbcode else render_round_markdown
     print(
@@ -662,6 +763,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if (args.duel is None) != (args.round is None):
         raise InputError("give both --duel N and --round K to verify a stored round")
     data = _stored_round(args) if args.duel is not None else read_json(args.file)
+    if is_duel_export(data):
+        return verify_whole_duel(data, as_json=args.json)
     vi = parse_verify_input(data)
     mismatches, expected = verify_round(vi)
     verified = not mismatches
@@ -681,6 +784,62 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for line in mismatches:
             print(f"- {line}")
     return EXIT_OK if verified else EXIT_NOT_VERIFIED
+
+
+def verify_whole_duel(data: Any, *, as_json: bool) -> int:
+    """`duelbot verify` of a whole-duel export: one line per round and a summary."""
+    try:
+        check = verify_duel(data)
+    except UnreadableExport as exc:
+        raise InputError(str(exc)) from None
+    if as_json:
+        print(json.dumps(check.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        for line in check.lines():
+            print(line)
+        print(check.summary())
+    return EXIT_OK if check.verified else EXIT_NOT_VERIFIED
+
+
+# -- export -----------------------------------------------------------------------------
+
+
+def _stored_duel(args: argparse.Namespace) -> DuelHistory:
+    """The duel's export read model from the bot's database (`--duel N`)."""
+    from bot.config import ConfigError, load_settings
+    from bot.db.engine import DatabaseUnavailable, make_database
+    from bot.services import Services
+    from bot.services.errors import DomainError
+
+    async def fetch() -> DuelHistory:
+        settings = load_settings(args.config)
+        db = make_database(settings.database.url)
+        try:
+            return await Services.create(db, settings.duels).exports.duel_export(args.duel)
+        finally:
+            await db.dispose()
+
+    try:
+        return asyncio.run(fetch())
+    except (ConfigError, DatabaseUnavailable) as exc:
+        raise InputError(str(exc)) from None
+    except DomainError as exc:
+        raise InputError(exc.message) from None
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from bot.export import export_duel
+
+    text = export_duel(_stored_duel(args), args.format)
+    if args.output is None or args.output == "-":
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    return EXIT_OK
 
 
 # -- seed -------------------------------------------------------------------------------
@@ -884,6 +1043,23 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--round", type=int, default=None, help="the round number (with --duel)")
     ver.add_argument("--config", metavar="FILE", default=None, help="config TOML (database)")
     ver.set_defaults(func=cmd_verify)
+
+    exp = sub.add_parser(
+        "export",
+        help="export a stored duel as Markdown, BBCode or JSON (what /duel export does)",
+        description="Export a duel from the bot's database (config file or "
+        "DUELBOT_DATABASE_URL), as /duel export does in Discord. The JSON is the versioned "
+        "format of docs/export-format.md, which `duelbot verify FILE` checks.",
+    )
+    exp.add_argument("--duel", type=int, required=True, metavar="N", help="the duel number")
+    exp.add_argument(
+        "--format", choices=EXPORT_FORMATS, default="json", help="default: json"
+    )
+    exp.add_argument(
+        "--output", metavar="FILE", default=None, help="write to FILE (default: stdout)"
+    )
+    exp.add_argument("--config", metavar="FILE", default=None, help="config TOML (database)")
+    exp.set_defaults(func=cmd_export)
 
     seed = sub.add_parser(
         "seed",
