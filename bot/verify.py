@@ -23,6 +23,9 @@ from bot.rules.errors import RulesError
 #: log is left out: its wording may change between versions; it follows from the rest).
 COMPARED = ("choices", "outcome", "winner", "ended", "locked", "rolls", "state")
 ROLL_FIELDS = ("label", "sides", "value", "for", "purpose")
+#: Below this chance that a wrong seed re-derives every roll, a commitment that does not
+#: match a seed which re-derives them is said to be the changed one.
+CHANCE_THRESHOLD = 1e-6
 
 
 class UnreadableExport(Exception):
@@ -197,7 +200,7 @@ def _seed_and_rolls(
         check.mismatches.append(f"seed: {_show(seed)} is not 64 hexadecimal characters")
         return None
     roll_problems: list[str] = []
-    derived = 0
+    chance = 1.0  # that a wrong seed would still re-derive every roll
     for k, roll in enumerate(rolls):
         if not isinstance(roll, Mapping):
             roll_problems.append(f"rolls[{k}]: not a roll object")
@@ -222,20 +225,25 @@ def _seed_and_rolls(
                 f"rolls[{k}].value: published {_show(value)}, re-derived {want}"
             )
         elif sides > 1:
-            derived += 1
+            chance /= sides
     actual = commitment(seed)  # type: ignore[arg-type]
     if not isinstance(published, str) or published.strip().lower() != actual:
-        # The rolls tell which of the two was changed: a changed seed no longer gives them.
-        if roll_problems or not derived:
-            field_name = "seed" if roll_problems else "seed/commitment"
+        # Which of the two was changed? A changed seed no longer re-derives the rolls; when
+        # they all re-derive and that could hardly be chance, the commitment was changed.
+        if roll_problems:
             check.mismatches.append(
-                f"{field_name}: SHA-256 of the seed is {actual}, not the published "
-                f"commitment {_show(published)}"
+                f"seed: SHA-256 of the seed is {actual}, not the published commitment "
+                f"{_show(published)}, and the seed does not re-derive the published rolls"
             )
-        else:
+        elif chance < CHANCE_THRESHOLD:
             check.mismatches.append(
                 f"commitment: published {_show(published)}, but SHA-256 of the seed "
                 f"(which re-derives every roll) is {actual}"
+            )
+        else:
+            check.mismatches.append(
+                f"seed/commitment: SHA-256 of the seed is {actual}, not the published "
+                f"commitment {_show(published)} (too few rolls to tell which was changed)"
             )
     check.mismatches += roll_problems
     if not check.mismatches:
