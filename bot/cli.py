@@ -520,8 +520,17 @@ class GenericRound:
     seed: str | None
 
     def resolve(self, seed: str) -> RoundResult:
+        # Free text (ffs, "a3 p1 t0") becomes the ruleset's canonical choice first, as a
+        # duellist's DM does.
+        state = self.ruleset.state_from_dict(self.state_before)
+        choices = {
+            side: None
+            if text is None
+            else self.ruleset.parse_choice(text, state, side)  # type: ignore[arg-type]
+            for side, text in self.choices.items()
+        }
         dice = FairDice(seed, self.duel_id, self.round_no)
-        return self.ruleset.readjudicate(self.state_before, self.choices, self.options, dice)
+        return self.ruleset.readjudicate(self.state_before, choices, self.options, dice)
 
 
 def is_generic_round(data: Any) -> bool:
