@@ -1,4 +1,4 @@
-"""The `duelbot` command line: odds, adjudicate, verify, seed; run, db upgrade, health.
+"""The `duelbot` command line: odds, adjudicate, verify, export, seed; run, db upgrade, health.
 
 Bad input never produces a traceback: one line on stderr naming the field and what is
 allowed, and exit code 2. `verify` exits 0 when the published result is verified, 1 when not.
@@ -73,8 +73,23 @@ input (JSON object):
   ...), or null for "sent no move by the close".
 """
 
+GENERIC_INPUT_HELP = """\
+input, any ruleset (JSON object; a round copied from `duelbot export` works as it is):
+  {"ruleset": "<id>", "duel_id": 12, "round_no": 3,
+   "state_before": {...the duel state before the round...},
+   "choices": {"a": "<choice>", "b": null},
+   "options": {"missing_move": "none", ...house rules...},
+   "seed": "<64 hex characters>"}
+  ruleset defaults to the default ruleset; options and seed are optional.
+"""
+
 VERIFY_INPUT_HELP = """\
-input (JSON object), one of two shapes:
+input: a whole duel exported by `duelbot export --format json` or /duel export (it has
+"format": "duelbot-duel"): every round's commitment, rolls and result are checked and each
+round is re-adjudicated; one line per round and a summary (docs/export-format.md).
+Rounds still open or with secrets withheld (a running duel) are named, not failed.
+
+Or one rule 2.14 round (JSON object), one of two shapes:
 
   1. flat: the adjudicate input fields (a, b, moves, locked, duel_id, round_no, options)
      plus "seed" (the revealed seed), "commitment" (published when the round opened) and
@@ -929,10 +944,15 @@ def cmd_health(args: argparse.Namespace) -> int:
 # -- parser and entry point -------------------------------------------------------------
 
 
+# The rulesets `duelbot odds` has flags for, named by their ids (not spelled out here).
+_RULE = RULESET_ID
+_AXE = by_this_axe.RULESET_ID
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        description="duelbot: rule 2.14 duels with provably fair dice.",
+        description="duelbot: play-by-post duels with provably fair dice.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -941,10 +961,10 @@ def build_parser() -> argparse.ArgumentParser:
         "odds",
         help="exact odds: rule 2.14's 25 move pairs, or one By This Axe round",
         description="Exact probabilities (fractions), by enumeration of every die face.\n"
-        "rule-2.14 (the default): every outcome for all 25 move pairs; STR/AGI are any "
-        "integers.\nby-this-axe: the distribution of unsaved hits on each side and the "
+        f"{_RULE} (the default): every outcome for all 25 move pairs; STR/AGI are any "
+        f"integers.\n{_AXE}: the distribution of unsaved hits on each side and the "
         "outcome of one round for two allotments.",
-        epilog="example: duelbot odds --ruleset by-this-axe --a-character hero --a-armor 5 "
+        epilog=f"example: duelbot odds --ruleset {_AXE} --a-character hero --a-armor 5 "
         "--a-allot a3p1t0 --b-character champion --b-allot 6/5/1 --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -955,57 +975,57 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"default: {RULESET_ID}",
     )
     for flag in ("--a-str", "--a-agi", "--b-str", "--b-agi"):
-        odds.add_argument(flag, type=int, default=None, metavar="N", help="rule-2.14: required")
+        odds.add_argument(flag, type=int, default=None, metavar="N", help=f"{_RULE}: required")
     odds.add_argument("--a-name", default="A", help="name of duellist A in the table")
     odds.add_argument("--b-name", default="B", help="name of duellist B in the table")
     odds.add_argument(
         "--locked",
         action="store_true",
-        help="rule-2.14: the duellists start the round locked in combat",
+        help=f"{_RULE}: the duellists start the round locked in combat",
     )
     odds.add_argument(
         "--locked-blocks-retreat",
         action="store_true",
-        help="rule-2.14 option: a locked duellist's retreat fails",
+        help=f"{_RULE} option: a locked duellist's retreat fails",
     )
     for side in ("a", "b"):
         odds.add_argument(
             f"--{side}-character",
             metavar="TYPE",
-            help=f"by-this-axe: {side.upper()}'s type, one of "
+            help=f"{_AXE}: {side.upper()}'s type, one of "
             f"{', '.join(by_this_axe.CHARACTERS)} (required)",
         )
         odds.add_argument(
             f"--{side}-armor",
             type=int,
             metavar="N",
-            help="by-this-axe: the d6 result that saves (5 = 5-6; 0 or 7 = no save); "
+            help=f"{_AXE}: the d6 result that saves (5 = 5-6; 0 or 7 = no save); "
             "default by type",
         )
         odds.add_argument(
-            f"--{side}-wounds", type=int, metavar="N", help="by-this-axe: wounds to defeat (1)"
+            f"--{side}-wounds", type=int, metavar="N", help=f"{_AXE}: wounds to defeat (1)"
         )
         odds.add_argument(
-            f"--{side}-taken", type=int, metavar="N", help="by-this-axe: wounds already taken"
+            f"--{side}-taken", type=int, metavar="N", help=f"{_AXE}: wounds already taken"
         )
         odds.add_argument(
             f"--{side}-allot",
             metavar="ALLOT",
-            help="by-this-axe: the allotment, e.g. a3p1t0, '3/1/0' or flee (required)",
+            help=f"{_AXE}: the allotment, e.g. a3p1t0, '3/1/0' or flee (required)",
         )
     odds.add_argument(
-        "--round", type=int, metavar="N", help="by-this-axe: the round (flee from round 2)"
+        "--round", type=int, metavar="N", help=f"{_AXE}: the round (flee from round 2)"
     )
     odds.add_argument(
         "--allot-all",
         action="store_true",
-        help="by-this-axe duel setting: every die of the pool must be allotted",
+        help=f"{_AXE} duel setting: every die of the pool must be allotted",
     )
     odds.add_argument(
         "--trick-takes",
         choices=by_this_axe.TRICK_TAKES,
         default=None,
-        help="by-this-axe duel setting: which dice a dirty trick takes first "
+        help=f"{_AXE} duel setting: which dice a dirty trick takes first "
         "(default parry_first)",
     )
     odds.add_argument(
@@ -1013,7 +1033,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="KEY=VALUE",
         help="a house rule of the ruleset (repeatable), e.g. flight=after-blows; "
-        "by-this-axe: flight=before-blows|after-blows, "
+        f"{_AXE}: flight=before-blows|after-blows, "
         "forfeit=parry-first|attack-first (victim-chooses has no exact odds)",
     )
     odds.add_argument("--json", action="store_true", help="machine-readable output")
@@ -1022,9 +1042,13 @@ def build_parser() -> argparse.ArgumentParser:
     adj = sub.add_parser(
         "adjudicate",
         help="adjudicate one round from JSON (Markdown, BBCode or JSON)",
-        description="Adjudicate one round of rule 2.14 from a JSON description, with\n"
-        "provably fair dice derived from the round's seed (docs/fairness.md).",
-        epilog=ADJUDICATE_INPUT_HELP
+        description="Adjudicate one round from a JSON description, with provably fair\n"
+        "dice derived from the round's seed (docs/fairness.md). Any ruleset: a round as\n"
+        "exported (docs/export-format.md) with ruleset and duel_id; or rule 2.14's short\n"
+        "input below.",
+        epilog=GENERIC_INPUT_HELP
+        + "\n"
+        + ADJUDICATE_INPUT_HELP
         + '\noutput (--json): {"outcome", "winner" (name or null), "locked", "rolls": '
         '[{"label", "sides", "value", "for", "purpose"}], "log", "seed", "commitment"}\n',
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -1040,9 +1064,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ver = sub.add_parser(
         "verify",
-        help="check a published round against its seed, commitment and the rules",
-        description="Re-derive every roll of a published round from its revealed seed,\n"
-        "re-adjudicate it and compare with what was published (docs/fairness.md).",
+        help="check an exported duel (or one round) against its seeds, commitments and rules",
+        description="Re-derive every roll of a published duel or round from its revealed\n"
+        "seeds, re-adjudicate it and compare with what was published\n"
+        "(docs/export-format.md, docs/fairness.md).",
         epilog=VERIFY_INPUT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

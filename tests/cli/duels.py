@@ -160,7 +160,7 @@ async def play_duel(url: str, ruleset: str, *, finish: bool = True) -> int:
                 await services.duels.open_round(
                     duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER
                 )
-            status, state = await _state(db, duel.id)
+            _, state = await _state(db, duel.id)
             rules = get_ruleset(ruleset)
             awaiting = rules.awaiting_sides(rules.state_from_dict(state))
             # one side has chosen in the open round (or step): that choice must stay sealed

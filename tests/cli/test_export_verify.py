@@ -61,9 +61,9 @@ def _public_choice_round(doc: dict[str, Any]) -> dict[str, Any]:
         state = rules.state_from_dict(r["state_before"])
         for side in ("a", "b"):
             chosen = r["choices"][side]
-            if chosen is not None and r["result"]["choices"].get(side) == chosen:
-                if len(rules.moves(state, side)) > 1:  # type: ignore[arg-type]
-                    return r
+            shown = chosen is not None and r["result"]["choices"].get(side) == chosen
+            if shown and len(rules.moves(state, side)) > 1:  # type: ignore[arg-type]
+                return r
     raise AssertionError("no round with a public choice")
 
 
@@ -210,7 +210,9 @@ async def test_export_of_an_unknown_duel_is_one_line_and_exit_2(migrated_db_url:
         *(
             pytest.param(
                 r,
-                marks=pytest.mark.xfail(strict=True, reason="renderers fixed on branch rules-wiring"),
+                marks=pytest.mark.xfail(
+                    strict=True, reason="renderers fixed on branch rules-wiring"
+                ),
             )
             for r in RULESETS
             if r != RULE_2_14
