@@ -535,17 +535,8 @@ class GenericRound:
     seed: str | None
 
     def resolve(self, seed: str) -> RoundResult:
-        # Free text (ffs, "a3 p1 t0") becomes the ruleset's canonical choice first, as a
-        # duellist's DM does.
-        state = self.ruleset.state_from_dict(self.state_before)
-        choices = {
-            side: None
-            if text is None
-            else self.ruleset.parse_choice(text, state, side)  # type: ignore[arg-type]
-            for side, text in self.choices.items()
-        }
         dice = FairDice(seed, self.duel_id, self.round_no)
-        return self.ruleset.readjudicate(self.state_before, choices, self.options, dice)
+        return self.ruleset.readjudicate(self.state_before, self.choices, self.options, dice)
 
 
 def is_generic_round(data: Any) -> bool:
@@ -577,6 +568,15 @@ def parse_generic_round(data: Any) -> GenericRound:
         if value is not None and not isinstance(value, str):
             raise InputError(f"choices.{side} must be a string or null, not {_describe(value)}")
         choices[side] = value
+    # Free text (ffs, "a3 p1 t0") becomes the ruleset's canonical choice, as a duellist's DM
+    # does; checked before a seed is drawn.
+    state = ruleset.state_from_dict(state_before)
+    for side, text in choices.items():
+        if text is not None:
+            try:
+                choices[side] = ruleset.parse_choice(text, state, side)  # type: ignore[arg-type]
+            except RulesError as exc:
+                raise InputError(f"choices.{side}: {exc.message}") from None
     options = obj.get("options") or {}
     if not isinstance(options, dict):
         raise InputError("options must be a JSON object (see docs/export-format.md)")
