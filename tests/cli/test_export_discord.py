@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from bot.db.engine import Database
@@ -44,11 +45,15 @@ async def test_slash_export_is_the_cli_export_and_verifies(
         assert second["seed"] is None and second["result"] is None
         assert "lock_attempt" not in json.dumps(second)  # Ann's move stays sealed
 
-        cli = duelbot("export", "--duel", str(duel_id), url=migrated_db_url)
+        # In a thread: the bot keeps running (a blocked event loop would hold its SQLite
+        # transaction open and lock the command line out).
+        cli = await asyncio.to_thread(
+            duelbot, "export", "--duel", str(duel_id), url=migrated_db_url
+        )
         assert cli.returncode == 0, cli.stderr
         assert json.loads(cli.stdout) == doc
 
-        verified = duelbot("verify", "-", stdin=text)
+        verified = await asyncio.to_thread(duelbot, "verify", "-", stdin=text)
         assert verified.returncode == 0, verified.stdout
         assert verified.stdout.splitlines()[0].startswith("round 1 (closed): OK")
         assert "round 2 (open): not re-adjudicated" in verified.stdout
