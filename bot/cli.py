@@ -1,4 +1,4 @@
-"""The `duelbot` command line: odds, adjudicate, verify, seed; run, db upgrade, health.
+"""The `duelbot` command line: odds, adjudicate, verify, export, seed; run, db upgrade, health.
 
 Bad input never produces a traceback: one line on stderr naming the field and what is
 allowed, and exit code 2. `verify` exits 0 when the published result is verified, 1 when not.
@@ -18,17 +18,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NoReturn
 
+from bot.export import EXPORT_FORMATS
 from bot.report import (
     adjudication_dict,
     odds_dict,
     render_odds_text,
     render_round_bbcode,
     render_round_markdown,
+    winner_name,
 )
 from bot.rules import by_this_axe
-from bot.rules.base import RoundResult, Side, get_ruleset
+from bot.rules.base import RoundResult, Ruleset, Side, get_ruleset
 from bot.rules.dice import FairDice, commitment, new_seed, parse_seed
 from bot.rules.errors import RulesError
+from bot.rules.registry import DEFAULT_RULESET_ID
 from bot.rules.rule_2_14 import (
     MISSING_MOVE_POLICIES,
     RULE_2_14,
@@ -39,6 +42,8 @@ from bot.rules.rule_2_14 import (
     allowed_moves_text,
     parse_move,
 )
+from bot.services.views import DuelHistory
+from bot.verify import UnreadableExport, is_duel_export, verify_duel
 
 PROG = "duelbot"
 EXIT_OK = 0
@@ -68,8 +73,23 @@ input (JSON object):
   ...), or null for "sent no move by the close".
 """
 
+GENERIC_INPUT_HELP = """\
+input, any ruleset (JSON object; a round copied from `duelbot export` works as it is):
+  {"ruleset": "<id>", "duel_id": 12, "round_no": 3,
+   "state_before": {...the duel state before the round...},
+   "choices": {"a": "<choice>", "b": null},
+   "options": {"missing_move": "none", ...house rules...},
+   "seed": "<64 hex characters>"}
+  ruleset defaults to the default ruleset; options and seed are optional.
+"""
+
 VERIFY_INPUT_HELP = """\
-input (JSON object), one of two shapes:
+input: a whole duel exported by `duelbot export --format json` or /duel export (it has
+"format": "duelbot-duel"): every round's commitment, rolls and result are checked and each
+round is re-adjudicated; one line per round and a summary (docs/export-format.md).
+Rounds still open or with secrets withheld (a running duel) are named, not failed.
+
+Or one rule 2.14 round (JSON object), one of two shapes:
 
   1. flat: the adjudicate input fields (a, b, moves, locked, duel_id, round_no, options)
      plus "seed" (the revealed seed), "commitment" (published when the round opened) and
@@ -490,8 +510,108 @@ def render_axe_odds_text(
 # -- adjudicate -------------------------------------------------------------------------
 
 
+#: The keys of `duelbot adjudicate`'s input for any ruleset: a round as exported
+#: (docs/export-format.md) plus the ruleset and duel it belongs to. The other keys of an
+#: exported round are accepted and ignored (a round can be pasted as it is).
+GENERIC_ROUND_KEYS = ("ruleset", "duel_id", "round_no", "number", "state_before", "choices",
+                      "options", "seed")
+EXPORTED_ROUND_EXTRA = (
+    "status", "opened_by", "opened_at", "deadline", "commitment", "closed_by", "closed_at",
+    "close_reason", "outcome", "result", "undone_by", "undone_at", "undo_reason",
+    "follows_undo_of", "withheld",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class GenericRound:
+    """One round of any ruleset, as `duelbot adjudicate` takes it."""
+
+    ruleset: Ruleset
+    duel_id: int
+    round_no: int
+    state_before: Mapping[str, Any]
+    choices: dict[str, str | None]
+    options: Mapping[str, Any]
+    seed: str | None
+
+    def resolve(self, seed: str) -> RoundResult:
+        dice = FairDice(seed, self.duel_id, self.round_no)
+        return self.ruleset.readjudicate(self.state_before, self.choices, self.options, dice)
+
+
+def is_generic_round(data: Any) -> bool:
+    """The round shape of the export (any ruleset): it carries ``state_before``."""
+    return isinstance(data, dict) and "state_before" in data
+
+
+def parse_generic_round(data: Any) -> GenericRound:
+    obj = _object(data, "the input", (*GENERIC_ROUND_KEYS, *EXPORTED_ROUND_EXTRA))
+    ruleset_id = obj.get("ruleset", DEFAULT_RULESET_ID)
+    if not isinstance(ruleset_id, str):
+        raise InputError(f"ruleset must be a ruleset id, not {_describe(ruleset_id)}")
+    try:
+        ruleset = get_ruleset(ruleset_id)
+    except RulesError as exc:
+        raise InputError(f"ruleset: {exc.message}") from None
+    if "round_no" in obj and "number" in obj and obj["round_no"] != obj["number"]:
+        raise InputError("round_no and number differ: give the round's number once")
+    if "round_no" not in obj and "number" not in obj:
+        raise InputError("round_no is missing (the round's number; number also works)")
+    round_no = _int(obj.get("round_no", obj.get("number")), "round_no", minimum=0)
+    state_before = obj["state_before"]
+    if not isinstance(state_before, dict):
+        raise InputError("state_before must be a JSON object (the duel state before the round)")
+    raw_choices = _object(_require(obj, "choices", ""), "choices", ("a", "b"))
+    choices: dict[str, str | None] = {}
+    for side in ("a", "b"):
+        value = raw_choices.get(side)
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"choices.{side} must be a string or null, not {_describe(value)}")
+        choices[side] = value
+    # Free text (ffs, "a3 p1 t0") becomes the ruleset's canonical choice, as a duellist's DM
+    # does; checked before a seed is drawn.
+    state = ruleset.state_from_dict(state_before)
+    for side, text in choices.items():
+        if text is not None:
+            try:
+                choices[side] = ruleset.parse_choice(text, state, side)  # type: ignore[arg-type]
+            except RulesError as exc:
+                raise InputError(f"choices.{side}: {exc.message}") from None
+    options = obj.get("options") or {}
+    if not isinstance(options, dict):
+        raise InputError("options must be a JSON object (see docs/export-format.md)")
+    seed = obj.get("seed")
+    return GenericRound(
+        ruleset=ruleset,
+        duel_id=_int(_require(obj, "duel_id", ""), "duel_id", minimum=0),
+        round_no=round_no,
+        state_before=state_before,
+        choices=choices,
+        options=options,
+        seed=None if seed is None else _seed(seed, "seed"),
+    )
+
+
+def generic_adjudication_dict(
+    rnd: GenericRound, result: RoundResult, *, seed: str, commit: str
+) -> dict[str, Any]:
+    """`duelbot adjudicate --json` for the export round shape: the result as a round of the
+    export holds it (winner a side), with the winner's name, the seed and commitment."""
+    return {
+        "duel_id": rnd.duel_id,
+        "round_no": rnd.round_no,
+        **result.to_dict(),
+        "winner_name": winner_name(result),
+        "seed": seed,
+        "commitment": commit,
+    }
+
+
 def cmd_adjudicate(args: argparse.Namespace) -> int:
-    rnd = parse_round_input(read_json(args.file))
+    data = read_json(args.file)
+    rnd: RoundInput | GenericRound = (
+        parse_generic_round(data) if is_generic_round(data) else parse_round_input(data)
+    )
     seed = rnd.seed
     if seed is None:
         seed = new_seed()
@@ -502,7 +622,12 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     result = rnd.resolve(seed)
     commit = commitment(seed)
     if args.json:
-        print(json.dumps(adjudication_dict(result, seed=seed, commitment=commit), indent=2))
+        shown = (
+            generic_adjudication_dict(rnd, result, seed=seed, commit=commit)
+            if isinstance(rnd, GenericRound)
+            else adjudication_dict(result, seed=seed, commitment=commit)
+        )
+        print(json.dumps(shown, indent=2, ensure_ascii=False))
         return EXIT_OK
     render = render_round_bbcode if args.bbcode else render_round_markdown
     print(
@@ -662,6 +787,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if (args.duel is None) != (args.round is None):
         raise InputError("give both --duel N and --round K to verify a stored round")
     data = _stored_round(args) if args.duel is not None else read_json(args.file)
+    if is_duel_export(data):
+        return verify_whole_duel(data, as_json=args.json)
     vi = parse_verify_input(data)
     mismatches, expected = verify_round(vi)
     verified = not mismatches
@@ -681,6 +808,62 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for line in mismatches:
             print(f"- {line}")
     return EXIT_OK if verified else EXIT_NOT_VERIFIED
+
+
+def verify_whole_duel(data: Any, *, as_json: bool) -> int:
+    """`duelbot verify` of a whole-duel export: one line per round and a summary."""
+    try:
+        check = verify_duel(data)
+    except UnreadableExport as exc:
+        raise InputError(str(exc)) from None
+    if as_json:
+        print(json.dumps(check.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        for line in check.lines():
+            print(line)
+        print(check.summary())
+    return EXIT_OK if check.verified else EXIT_NOT_VERIFIED
+
+
+# -- export -----------------------------------------------------------------------------
+
+
+def _stored_duel(args: argparse.Namespace) -> DuelHistory:
+    """The duel's export read model from the bot's database (`--duel N`)."""
+    from bot.config import ConfigError, load_settings
+    from bot.db.engine import DatabaseUnavailable, make_database
+    from bot.services import Services
+    from bot.services.errors import DomainError
+
+    async def fetch() -> DuelHistory:
+        settings = load_settings(args.config)
+        db = make_database(settings.database.url)
+        try:
+            return await Services.create(db, settings.duels).exports.duel_export(args.duel)
+        finally:
+            await db.dispose()
+
+    try:
+        return asyncio.run(fetch())
+    except (ConfigError, DatabaseUnavailable) as exc:
+        raise InputError(str(exc)) from None
+    except DomainError as exc:
+        raise InputError(exc.message) from None
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from bot.export import export_duel
+
+    text = export_duel(_stored_duel(args), args.format)
+    if args.output is None or args.output == "-":
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    return EXIT_OK
 
 
 # -- seed -------------------------------------------------------------------------------
@@ -761,10 +944,15 @@ def cmd_health(args: argparse.Namespace) -> int:
 # -- parser and entry point -------------------------------------------------------------
 
 
+# The rulesets `duelbot odds` has flags for, named by their ids (not spelled out here).
+_RULE = RULESET_ID
+_AXE = by_this_axe.RULESET_ID
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        description="duelbot: rule 2.14 duels with provably fair dice.",
+        description="duelbot: play-by-post duels with provably fair dice.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -773,10 +961,10 @@ def build_parser() -> argparse.ArgumentParser:
         "odds",
         help="exact odds: rule 2.14's 25 move pairs, or one By This Axe round",
         description="Exact probabilities (fractions), by enumeration of every die face.\n"
-        "rule-2.14 (the default): every outcome for all 25 move pairs; STR/AGI are any "
-        "integers.\nby-this-axe: the distribution of unsaved hits on each side and the "
+        f"{_RULE} (the default): every outcome for all 25 move pairs; STR/AGI are any "
+        f"integers.\n{_AXE}: the distribution of unsaved hits on each side and the "
         "outcome of one round for two allotments.",
-        epilog="example: duelbot odds --ruleset by-this-axe --a-character hero --a-armor 5 "
+        epilog=f"example: duelbot odds --ruleset {_AXE} --a-character hero --a-armor 5 "
         "--a-allot a3p1t0 --b-character champion --b-allot 6/5/1 --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -787,57 +975,57 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"default: {RULESET_ID}",
     )
     for flag in ("--a-str", "--a-agi", "--b-str", "--b-agi"):
-        odds.add_argument(flag, type=int, default=None, metavar="N", help="rule-2.14: required")
+        odds.add_argument(flag, type=int, default=None, metavar="N", help=f"{_RULE}: required")
     odds.add_argument("--a-name", default="A", help="name of duellist A in the table")
     odds.add_argument("--b-name", default="B", help="name of duellist B in the table")
     odds.add_argument(
         "--locked",
         action="store_true",
-        help="rule-2.14: the duellists start the round locked in combat",
+        help=f"{_RULE}: the duellists start the round locked in combat",
     )
     odds.add_argument(
         "--locked-blocks-retreat",
         action="store_true",
-        help="rule-2.14 option: a locked duellist's retreat fails",
+        help=f"{_RULE} option: a locked duellist's retreat fails",
     )
     for side in ("a", "b"):
         odds.add_argument(
             f"--{side}-character",
             metavar="TYPE",
-            help=f"by-this-axe: {side.upper()}'s type, one of "
+            help=f"{_AXE}: {side.upper()}'s type, one of "
             f"{', '.join(by_this_axe.CHARACTERS)} (required)",
         )
         odds.add_argument(
             f"--{side}-armor",
             type=int,
             metavar="N",
-            help="by-this-axe: the d6 result that saves (5 = 5-6; 0 or 7 = no save); "
+            help=f"{_AXE}: the d6 result that saves (5 = 5-6; 0 or 7 = no save); "
             "default by type",
         )
         odds.add_argument(
-            f"--{side}-wounds", type=int, metavar="N", help="by-this-axe: wounds to defeat (1)"
+            f"--{side}-wounds", type=int, metavar="N", help=f"{_AXE}: wounds to defeat (1)"
         )
         odds.add_argument(
-            f"--{side}-taken", type=int, metavar="N", help="by-this-axe: wounds already taken"
+            f"--{side}-taken", type=int, metavar="N", help=f"{_AXE}: wounds already taken"
         )
         odds.add_argument(
             f"--{side}-allot",
             metavar="ALLOT",
-            help="by-this-axe: the allotment, e.g. a3p1t0, '3/1/0' or flee (required)",
+            help=f"{_AXE}: the allotment, e.g. a3p1t0, '3/1/0' or flee (required)",
         )
     odds.add_argument(
-        "--round", type=int, metavar="N", help="by-this-axe: the round (flee from round 2)"
+        "--round", type=int, metavar="N", help=f"{_AXE}: the round (flee from round 2)"
     )
     odds.add_argument(
         "--allot-all",
         action="store_true",
-        help="by-this-axe duel setting: every die of the pool must be allotted",
+        help=f"{_AXE} duel setting: every die of the pool must be allotted",
     )
     odds.add_argument(
         "--trick-takes",
         choices=by_this_axe.TRICK_TAKES,
         default=None,
-        help="by-this-axe duel setting: which dice a dirty trick takes first "
+        help=f"{_AXE} duel setting: which dice a dirty trick takes first "
         "(default parry_first)",
     )
     odds.add_argument(
@@ -845,7 +1033,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="KEY=VALUE",
         help="a house rule of the ruleset (repeatable), e.g. flight=after-blows; "
-        "by-this-axe: flight=before-blows|after-blows, "
+        f"{_AXE}: flight=before-blows|after-blows, "
         "forfeit=parry-first|attack-first (victim-chooses has no exact odds)",
     )
     odds.add_argument("--json", action="store_true", help="machine-readable output")
@@ -854,9 +1042,13 @@ def build_parser() -> argparse.ArgumentParser:
     adj = sub.add_parser(
         "adjudicate",
         help="adjudicate one round from JSON (Markdown, BBCode or JSON)",
-        description="Adjudicate one round of rule 2.14 from a JSON description, with\n"
-        "provably fair dice derived from the round's seed (docs/fairness.md).",
-        epilog=ADJUDICATE_INPUT_HELP
+        description="Adjudicate one round from a JSON description, with provably fair\n"
+        "dice derived from the round's seed (docs/fairness.md). Any ruleset: a round as\n"
+        "exported (docs/export-format.md) with ruleset and duel_id; or rule 2.14's short\n"
+        "input below.",
+        epilog=GENERIC_INPUT_HELP
+        + "\n"
+        + ADJUDICATE_INPUT_HELP
         + '\noutput (--json): {"outcome", "winner" (name or null), "locked", "rolls": '
         '[{"label", "sides", "value", "for", "purpose"}], "log", "seed", "commitment"}\n',
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -872,9 +1064,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ver = sub.add_parser(
         "verify",
-        help="check a published round against its seed, commitment and the rules",
-        description="Re-derive every roll of a published round from its revealed seed,\n"
-        "re-adjudicate it and compare with what was published (docs/fairness.md).",
+        help="check an exported duel (or one round) against its seeds, commitments and rules",
+        description="Re-derive every roll of a published duel or round from its revealed\n"
+        "seeds, re-adjudicate it and compare with what was published\n"
+        "(docs/export-format.md, docs/fairness.md).",
         epilog=VERIFY_INPUT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -884,6 +1077,23 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--round", type=int, default=None, help="the round number (with --duel)")
     ver.add_argument("--config", metavar="FILE", default=None, help="config TOML (database)")
     ver.set_defaults(func=cmd_verify)
+
+    exp = sub.add_parser(
+        "export",
+        help="export a stored duel as Markdown, BBCode or JSON (what /duel export does)",
+        description="Export a duel from the bot's database (config file or "
+        "DUELBOT_DATABASE_URL), as /duel export does in Discord. The JSON is the versioned "
+        "format of docs/export-format.md, which `duelbot verify FILE` checks.",
+    )
+    exp.add_argument("--duel", type=int, required=True, metavar="N", help="the duel number")
+    exp.add_argument(
+        "--format", choices=EXPORT_FORMATS, default="json", help="default: json"
+    )
+    exp.add_argument(
+        "--output", metavar="FILE", default=None, help="write to FILE (default: stdout)"
+    )
+    exp.add_argument("--config", metavar="FILE", default=None, help="config TOML (database)")
+    exp.set_defaults(func=cmd_export)
 
     seed = sub.add_parser(
         "seed",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
+from bot.duel_export import duel_document
 from bot.report import (
     escape_bbcode,
     escape_markdown,
@@ -20,52 +20,9 @@ from bot.services.views import DuelHistory, RoundRecord
 EXPORT_FORMATS = ("markdown", "bbcode", "json")
 
 
-def _iso(when: datetime | None) -> str | None:
-    return None if when is None else when.isoformat()
-
-
-def _round_json(r: RoundRecord) -> dict[str, Any]:
-    return {
-        "number": r.number,
-        "status": r.status,
-        "opened_by": str(r.opened_by),
-        "opened_at": _iso(r.opened_at),
-        "deadline": _iso(r.deadline),
-        "commitment": r.commitment,
-        "closed_by": None if r.closed_by is None else str(r.closed_by),
-        "closed_at": _iso(r.closed_at),
-        "close_reason": r.close_reason,
-        "outcome": r.outcome,
-        "seed": r.seed,
-        "result": r.result,
-        "undone_by": None if r.undone_by is None else str(r.undone_by),
-        "undone_at": _iso(r.undone_at),
-        "undo_reason": r.undo_reason,
-    }
-
-
 def duel_json(history: DuelHistory) -> dict[str, Any]:
-    d = history.duel
-    return {
-        "duel_id": d.id,
-        "guild_id": str(d.guild_id),
-        "channel_id": str(d.post_channel_id),
-        "ruleset": d.ruleset,
-        "status": d.status,
-        "winner": d.winner,
-        "winner_name": d.winner_name,
-        "locked": d.locked,
-        "end_reason": d.end_reason,
-        "end_kind": d.end_kind,
-        # The rules fixed when the duel started; each round's result repeats what it used.
-        "options": d.options,
-        "created_at": _iso(d.created_at),
-        "duellists": {
-            s: {"user_id": str(x.user_id), "name": x.name, "str": x.strength, "agi": x.agility}
-            for s, x in (("a", d.a), ("b", d.b))
-        },
-        "rounds": [_round_json(r) for r in history.rounds],
-    }
+    """The versioned JSON export (docs/export-format.md); bot.duel_export builds it."""
+    return duel_document(history)
 
 
 def _undone_note(r: RoundRecord, escape: Callable[[str], str]) -> str:

@@ -167,6 +167,7 @@ class Ruleset(ABC):
     ``prompt(state, side)``       DM prompt of a multi-step step                  None
     ``resolve``                   one round (step)                                required
     ``public_result(result)``     what may be stored/published while running      identity
+    ``public_state(state)``       a running duel's state as it may be published   identity
     ``private_notes(result)``     what one side alone may learn                   {}
     ``describe_outcome(result)``  one sentence for a result post                  generic
     ``fighter_summary(side)``     (label, value) pairs for cards and exports      sheet
@@ -415,6 +416,12 @@ class Ruleset(ABC):
         """``result.to_dict()`` as it may be stored and published (secrets removed while the
         duel runs)."""
         return result
+
+    def public_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """A running duel's ``state.to_dict()`` as it may be published (an export's
+        ``state_before``): what ``public_result`` keeps of a result's state. The default
+        keeps everything (a ruleset without secrets between rounds)."""
+        return dict(state)
 
     def prompt(self, state: Any, side: Side) -> str | None:
         """What a DM prompt asks of ``side`` in the next round (None: the generic text)."""

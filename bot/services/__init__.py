@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.services.duels import DuelService
+from bot.services.exports import ExportService
 from bot.services.outbox import OutboxService
 from bot.services.profiles import ProfileService
 from bot.services.scheduler import SchedulerService
@@ -20,6 +21,7 @@ class Services:
     settings: SettingsService
     outbox: OutboxService
     scheduler: SchedulerService
+    exports: ExportService
 
     @classmethod
     def create(cls, db: Database, defaults: DuelSettings | None = None) -> Services:
@@ -30,6 +32,7 @@ class Services:
             settings=SettingsService(db, defaults),
             outbox=OutboxService(db),
             scheduler=SchedulerService(db),
+            exports=ExportService(db),
         )
 
 

@@ -159,6 +159,13 @@ class RoundRecord:
     undone_by: int | None
     undone_at: datetime | None
     undo_reason: str | None = None  # why the commander undid it (required since issue 10)
+    # Filled by the export read model (bot/services/exports.py), None elsewhere: the duel
+    # state before the round and each side's choice (both public parts only), the options
+    # the adjudicator was given, and what is withheld because it is still secret.
+    state_before: dict[str, Any] | None = None
+    choices: dict[str, str | None] | None = None
+    options: dict[str, Any] | None = None
+    withheld: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -352,7 +352,11 @@ class Commander(commands.Cog):
         format: Literal["markdown", "bbcode", "json"],
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        history = await services_of(self.bot).duels.history(duel, await require_guild(interaction))
+        # The export read model: what /duel history shows plus, per round, the state before
+        # it and the choices (public parts only), so the JSON can be re-adjudicated.
+        history = await services_of(self.bot).exports.duel_export(
+            duel, await require_guild(interaction)
+        )
         text = export_duel(history, format)
         extension = {"markdown": "md", "bbcode": "txt", "json": "json"}[format]
         file = discord.File(io.BytesIO(text.encode()), filename=f"duel-{duel}.{extension}")

@@ -143,17 +143,24 @@ class FoeqSpellDuel(Ruleset):
 
     def public_result(self, result: dict[str, Any]) -> dict[str, Any]:
         """While the duel runs, the stored/published result's state keeps only what is
-        public: the duellists' sheets (no secrets), the phase and who is awaited, and each
-        corner's dice and declared Move; never the true stakes, Styles, slots or notes.
-        The result that ends the duel is published whole (everything is revealed)."""
+        public (``public_state``). The result that ends the duel is published whole
+        (everything is revealed)."""
         if result.get("ended"):
             return result
         state = result.get("state")
         if not isinstance(state, Mapping):
             return result
+        return {**result, "state": self.public_state(state)}
+
+    def public_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """The duellists' sheets (no secrets), the phase and who is awaited, and each
+        corner's dice and declared Move; never the true stakes, Styles, slots or notes. A
+        state whose duel has ended is public whole."""
+        if state.get("ended"):
+            return dict(state)
         raw = state.get("corners")
         corners: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-        public_state: dict[str, Any] = {
+        shown: dict[str, Any] = {
             key: state[key]
             for key in (
                 "a", "b", "public_stake", "challenger", "phase", "awaiting", "public",
@@ -161,7 +168,7 @@ class FoeqSpellDuel(Ruleset):
             )
             if key in state
         }
-        public_state["corners"] = {
+        shown["corners"] = {
             side: {
                 key: value
                 for key, value in dict(corners.get(side) or {}).items()
@@ -169,7 +176,7 @@ class FoeqSpellDuel(Ruleset):
             }
             for side in SIDES
         }
-        return {**result, "state": public_state}
+        return shown
 
     def prompt(self, state: Any, side: Side) -> str | None:
         return step_prompt(_as_state(state), side)

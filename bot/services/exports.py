@@ -1,0 +1,141 @@
+"""The read model behind exports (`/duel export`, `duelbot export`): a duel's history with,
+per round, the state before it, each side's choices and the options it was adjudicated with,
+so that anyone can re-adjudicate it (`duelbot verify`, docs/export-format.md).
+
+Secrets stay sealed exactly as everywhere else: an open round gives only its number,
+commitment and deadline (never its seed or moves); a cancelled round's moves are never
+shown; while the duel runs, the state before a round is only its public part
+(``Ruleset.public_state``) and a side's choice only when the round's published result shows
+it (a FoEQ secret step does not). Once the duel has ended, everything is revealed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select
+
+from bot.db import queries
+from bot.db.engine import Database
+from bot.db.models import Round, Submission, fits_id
+from bot.rules.base import Ruleset
+from bot.services.duels import ADJUDICATION_OPTIONS, _ruleset, duel_view
+from bot.services.scope import DuelScope
+from bot.services.views import DuelHistory, RoundRecord
+
+#: What a round's ``withheld`` list names (docs/export-format.md).
+WITHHELD_SEED = "seed"
+WITHHELD_RESULT = "result"
+WITHHELD_STATE = "state_before"
+
+
+def adjudication_options(rules: Ruleset, in_force: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a round's close gave ``Ruleset.make_options``: the outcome-changing server
+    settings fixed for the duel and its explicit house rules (already in its state too)."""
+    options = {key: in_force[key] for key in ADJUDICATION_OPTIONS if key in in_force}
+    params = in_force.get("params")
+    if isinstance(params, Mapping):
+        options.update(rules.explicit_house_rules(params))
+    return options
+
+
+class ExportService:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def duel_export(self, duel_id: int, guild_id: int | None = None) -> DuelHistory:
+        """The duel's history for an export: this server's duel (``guild_id``; None, the
+        command line: any duel), every round with what may be published of it."""
+        scope = DuelScope(guild_id=guild_id)
+        async with self._db.transaction() as session:
+            if not fits_id(duel_id):
+                raise scope.not_found(duel_id)
+            duel = await queries.duel(session, duel_id)
+            if duel is None or not scope.includes(duel):
+                raise scope.not_found(duel_id)
+            rules = _ruleset(duel.ruleset)
+            revealed = duel.status == "ended"
+            rounds = list(
+                (
+                    await session.execute(
+                        select(Round).where(Round.duel_id == duel.id).order_by(Round.number)
+                    )
+                ).scalars()
+            )
+            chosen = await self._choices(session, [r.id for r in rounds])
+            records = [
+                self._record(rules, dict(duel.options or {}), r, chosen.get(r.id, {}), revealed)
+                for r in rounds
+            ]
+            open_round = next((r for r in rounds if r.status == "open"), None)
+            sides = set(chosen.get(open_round.id, {})) if open_round is not None else set()
+            view = duel_view(duel, open_round, sides)
+            return DuelHistory(view, tuple(records))
+
+    @staticmethod
+    async def _choices(session: Any, round_ids: list[int]) -> dict[int, dict[str, str]]:
+        """Each round's standing (not superseded) choice per side."""
+        if not round_ids:
+            return {}
+        stmt = select(Submission).where(
+            Submission.round_id.in_(round_ids), Submission.superseded_at.is_(None)
+        )
+        found: dict[int, dict[str, str]] = {}
+        for sub in (await session.execute(stmt)).scalars():
+            found.setdefault(sub.round_id, {})[sub.side] = sub.move
+        return found
+
+    @staticmethod
+    def _record(
+        rules: Ruleset,
+        duel_options: dict[str, Any],
+        r: Round,
+        submitted: Mapping[str, str],
+        revealed: bool,
+    ) -> RoundRecord:
+        withheld: list[str] = []
+        sealed = r.status == "open" or r.closed_at is None
+        before = dict(r.state_before or {})
+        state_before = before if revealed else rules.public_state(before)
+        if state_before != before:
+            withheld.append(WITHHELD_STATE)
+        result = None if sealed else r.result
+        choices: dict[str, str | None] | None = None
+        if sealed:
+            withheld += [WITHHELD_SEED, "choices.a", "choices.b", WITHHELD_RESULT]
+        elif result is None:
+            # A cancelled round never resolved: its moves stay sealed for good.
+            withheld += ["choices.a", "choices.b"]
+        else:
+            shown = result.get("choices") or {}
+            choices = {}
+            for side in ("a", "b"):
+                move = submitted.get(side)
+                if revealed or move is None or shown.get(side) == move:
+                    choices[side] = move
+                else:
+                    choices[side] = None
+                    withheld.append(f"choices.{side}")
+        in_force = (result or {}).get("options") or duel_options
+        return RoundRecord(
+            number=r.number,
+            status=r.status,
+            opened_by=r.opened_by,
+            opened_at=r.opened_at,
+            deadline=r.deadline,
+            commitment=r.commitment,
+            closed_by=r.closed_by,
+            closed_at=r.closed_at,
+            close_reason=r.close_reason,
+            outcome=r.outcome,
+            result=result,
+            seed=None if sealed else r.seed,
+            undone_by=r.undone_by,
+            undone_at=r.undone_at,
+            undo_reason=r.undo_reason,
+            state_before=state_before,
+            choices=choices,
+            options=adjudication_options(rules, in_force),
+            withheld=tuple(withheld),
+        )

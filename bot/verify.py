@@ -1,0 +1,398 @@
+"""Whole-duel verification of an export document (docs/export-format.md), for any ruleset.
+
+Per round: SHA-256(seed) is the commitment published when it opened; every roll's label is
+the round's k-th label and its value is re-derived from the seed (docs/fairness.md); the
+state before it follows from the round before; and the round is re-adjudicated through its
+ruleset from ``state_before``, ``choices`` and ``options``, the result compared with what
+was published. Pure: no database, no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.duel_export import FORMAT, ROUND_STATUSES, VERSION
+from bot.rules.base import Ruleset, get_ruleset
+from bot.rules.dice import commitment, derive_roll, parse_seed, roll_label
+from bot.rules.errors import RulesError
+
+#: The parts of a result re-adjudication reproduces, in the order they are compared (the
+#: log is left out: its wording may change between versions; it follows from the rest).
+COMPARED = ("choices", "outcome", "winner", "ended", "locked", "rolls", "state")
+ROLL_FIELDS = ("label", "sides", "value", "for", "purpose")
+#: Below this chance that a wrong seed re-derives every roll, a commitment that does not
+#: match a seed which re-derives them is said to be the changed one.
+CHANCE_THRESHOLD = 1e-6
+
+
+class UnreadableExport(Exception):
+    """Not a duel export this version can read; the message names the field."""
+
+
+def is_duel_export(data: Any) -> bool:
+    """Does ``data`` carry the whole-duel format marker?"""
+    return isinstance(data, Mapping) and data.get("format") == FORMAT
+
+
+@dataclass(slots=True)
+class RoundCheck:
+    number: int
+    status: str
+    mismatches: list[str] = field(default_factory=list)
+    # Why the round was not re-adjudicated (open, cancelled, secrets withheld), or None.
+    skipped: str | None = None
+    checked: list[str] = field(default_factory=list)
+
+    @property
+    def verified(self) -> bool:
+        return not self.mismatches
+
+    def line(self) -> str:
+        head = f"round {self.number} ({self.status})"
+        if self.mismatches:
+            return f"{head}: NOT VERIFIED: {self.mismatches[0]}"
+        done = "; ".join(self.checked)
+        if self.skipped is not None:
+            return f"{head}: not re-adjudicated: {self.skipped}" + (f"; {done}" if done else "")
+        return f"{head}: OK: {done}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "status": self.status,
+            "verified": self.verified,
+            "re_adjudicated": self.skipped is None,
+            "not_re_adjudicated_because": self.skipped,
+            "checked": list(self.checked),
+            "mismatches": list(self.mismatches),
+        }
+
+
+@dataclass(slots=True)
+class DuelCheck:
+    duel_id: int
+    ruleset: str
+    rounds: list[RoundCheck]
+    duel_mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def verified(self) -> bool:
+        return not self.duel_mismatches and all(r.verified for r in self.rounds)
+
+    @property
+    def first_mismatch(self) -> str | None:
+        for r in self.rounds:
+            if r.mismatches:
+                return f"round {r.number}: {r.mismatches[0]}"
+        return f"duel: {self.duel_mismatches[0]}" if self.duel_mismatches else None
+
+    def lines(self) -> list[str]:
+        out = [r.line() for r in self.rounds]
+        out += [f"duel: NOT VERIFIED: {m}" for m in self.duel_mismatches]
+        return out
+
+    def summary(self) -> str:
+        if not self.verified:
+            return f"NOT VERIFIED: {self.first_mismatch}"
+        done = sum(1 for r in self.rounds if r.skipped is None)
+        skipped = len(self.rounds) - done
+        text = (
+            f"OK: duel {self.duel_id} ({self.ruleset}): {done} round(s) re-adjudicated, "
+            "all hold"
+        )
+        if skipped:
+            text += f"; {skipped} round(s) not re-adjudicated (open, cancelled or still secret)"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verified": self.verified,
+            "duel_id": self.duel_id,
+            "ruleset": self.ruleset,
+            "first_mismatch": self.first_mismatch,
+            "rounds": [r.to_dict() for r in self.rounds],
+            "duel_mismatches": list(self.duel_mismatches),
+            "summary": self.summary(),
+        }
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+def first_difference(published: Any, expected: Any, path: str) -> tuple[str, Any, Any] | None:
+    """The first place two JSON values differ: (path, published part, expected part)."""
+    if isinstance(published, Mapping) and isinstance(expected, Mapping):
+        for key in sorted(set(published) | set(expected), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in published or key not in expected:
+                return sub, published.get(key, "(missing)"), expected.get(key, "(missing)")
+            found = first_difference(published[key], expected[key], sub)
+            if found is not None:
+                return found
+        return None
+    if isinstance(published, list) and isinstance(expected, list):
+        for i, (p, e) in enumerate(zip(published, expected, strict=False)):
+            found = first_difference(p, e, f"{path}[{i}]")
+            if found is not None:
+                return found
+        if len(published) != len(expected):
+            return f"{path} (length)", len(published), len(expected)
+        return None
+    if type(published) is not type(expected) or published != expected:
+        return path, published, expected
+    return None
+
+
+# -- reading the document ----------------------------------------------------------------
+
+
+def _whole(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UnreadableExport(f"{where} must be a whole number, not {_show(value)}")
+    return value
+
+
+def _read_header(data: Any) -> tuple[int, Ruleset, list[Mapping[str, Any]]]:
+    if not is_duel_export(data):
+        raise UnreadableExport(f'the document has no "format": "{FORMAT}" marker')
+    version = data.get("version")
+    if version != VERSION:
+        raise UnreadableExport(
+            f"version {_show(version)} is not supported: this duelbot reads version {VERSION}"
+        )
+    duel_id = _whole(data.get("duel_id"), "duel_id")
+    ruleset_id = data.get("ruleset")
+    if not isinstance(ruleset_id, str):
+        raise UnreadableExport("ruleset must be a ruleset id (a string)")
+    try:
+        rules = get_ruleset(ruleset_id)
+    except RulesError as exc:
+        raise UnreadableExport(f"ruleset: {exc.message}") from None
+    rounds = data.get("rounds")
+    if not isinstance(rounds, list) or not all(isinstance(r, Mapping) for r in rounds):
+        raise UnreadableExport("rounds must be a list of round objects")
+    for i, r in enumerate(rounds):
+        _whole(r.get("number"), f"rounds[{i}].number")
+        if r.get("status") not in ROUND_STATUSES:
+            raise UnreadableExport(
+                f"rounds[{i}].status must be one of {', '.join(ROUND_STATUSES)}, "
+                f"not {_show(r.get('status'))}"
+            )
+    return duel_id, rules, rounds
+
+
+# -- one round -----------------------------------------------------------------------------
+
+
+def _seed_and_rolls(
+    check: RoundCheck, duel_id: int, r: Mapping[str, Any], rolls: list[Any]
+) -> str | None:
+    """Commitment and roll derivation; returns the seed when it is usable."""
+    seed, published = r.get("seed"), r.get("commitment")
+    try:
+        raw = parse_seed(seed)  # type: ignore[arg-type]
+    except RulesError:
+        check.mismatches.append(f"seed: {_show(seed)} is not 64 hexadecimal characters")
+        return None
+    roll_problems: list[str] = []
+    chance = 1.0  # that a wrong seed would still re-derive every roll
+    for k, roll in enumerate(rolls):
+        if not isinstance(roll, Mapping):
+            roll_problems.append(f"rolls[{k}]: not a roll object")
+            continue
+        label = roll_label(duel_id, check.number, k)
+        if roll.get("label") != label:
+            roll_problems.append(
+                f"rolls[{k}].label: published {_show(roll.get('label'))}, expected {label!r}"
+            )
+            continue
+        sides, value = roll.get("sides"), roll.get("value")
+        if isinstance(sides, bool) or not isinstance(sides, int):
+            roll_problems.append(f"rolls[{k}].sides: {_show(sides)} is not a whole number")
+            continue
+        try:
+            want = derive_roll(raw, label, sides)
+        except RulesError as exc:
+            roll_problems.append(f"rolls[{k}].sides: {exc.message}")
+            continue
+        if not (type(value) is int and value == want):
+            roll_problems.append(
+                f"rolls[{k}].value: published {_show(value)}, re-derived {want}"
+            )
+        elif sides > 1:
+            chance /= sides
+    actual = commitment(seed)  # type: ignore[arg-type]
+    if not isinstance(published, str) or published.strip().lower() != actual:
+        # Which of the two was changed? A changed seed no longer re-derives the rolls; when
+        # they all re-derive and that could hardly be chance, the commitment was changed.
+        if roll_problems:
+            check.mismatches.append(
+                f"seed: SHA-256 of the seed is {actual}, not the published commitment "
+                f"{_show(published)}, and the seed does not re-derive the published rolls"
+            )
+        elif chance < CHANCE_THRESHOLD:
+            check.mismatches.append(
+                f"commitment: published {_show(published)}, but SHA-256 of the seed "
+                f"(which re-derives every roll) is {actual}"
+            )
+        else:
+            check.mismatches.append(
+                f"seed/commitment: SHA-256 of the seed is {actual}, not the published "
+                f"commitment {_show(published)} (too few rolls to tell which was changed)"
+            )
+    check.mismatches += roll_problems
+    if not check.mismatches:
+        check.checked.append(f"commitment matches the seed; {len(rolls)} roll(s) re-derived")
+    return seed
+
+
+def _readjudicate(
+    check: RoundCheck,
+    rules: Ruleset,
+    duel_id: int,
+    r: Mapping[str, Any],
+    result: Mapping[str, Any],
+    seed: str,
+) -> None:
+    choices = r.get("choices")
+    options = r.get("options") or {}
+    try:
+        redone = rules.readjudicate_round(
+            {
+                "state_before": r.get("state_before"),
+                "choices": choices if isinstance(choices, Mapping) else {},
+                "options": options,
+                "seed": seed,
+                "duel_id": duel_id,
+                "round_no": check.number,
+            }
+        )
+    except RulesError as exc:
+        check.mismatches.append(
+            f"state_before/choices: the rules refuse to re-adjudicate them: {exc.message}"
+        )
+        return
+    expected = rules.public_result(redone.to_dict())
+    for key in COMPARED:
+        found = first_difference(result.get(key, "(missing)"), expected.get(key), key)
+        if found is not None:
+            where, got, want = found
+            verb = "re-derived" if key == "rolls" else "re-adjudicated"
+            check.mismatches.append(
+                f"{where}: published {_show(got)}, {verb} {_show(want)} "
+                "(from state_before, choices and options)"
+            )
+            return
+    if r.get("outcome") != expected["outcome"]:
+        check.mismatches.append(
+            f"outcome: published {_show(r.get('outcome'))}, re-adjudicated "
+            f"{_show(expected['outcome'])}"
+        )
+        return
+    check.checked.append(f"re-adjudicated: {expected['outcome']}")
+
+
+def _check_round(
+    rules: Ruleset,
+    duel_id: int,
+    r: Mapping[str, Any],
+    ended: bool,
+    state_expected: tuple[int, Any] | None,
+) -> RoundCheck:
+    check = RoundCheck(int(r["number"]), str(r["status"]))
+    if check.status == "open":
+        check.skipped = "the round is open: its seed and moves stay sealed until it closes"
+        return check
+    if check.status == "cancelled":
+        check.skipped = "the round was cancelled before it resolved (its moves stay sealed)"
+        if r.get("seed") is not None:
+            _seed_and_rolls(check, duel_id, r, [])
+        return check
+    result = r.get("result")
+    if not isinstance(result, Mapping):
+        check.mismatches.append("result: missing (a closed round publishes its result)")
+        return check
+    rolls = result.get("rolls")
+    if not isinstance(rolls, list):
+        check.mismatches.append("rolls: missing (the result's list of rolls)")
+        return check
+    seed = _seed_and_rolls(check, duel_id, r, rolls)
+    if seed is None or check.mismatches:
+        return check
+    _check_state_chain(check, rules, r, state_expected)
+    if check.mismatches:
+        return check
+    withheld = [str(w) for w in r.get("withheld") or []]
+    if withheld:
+        if ended:
+            check.mismatches.append(
+                f"withheld: {', '.join(withheld)} withheld, but the duel has ended and an "
+                "ended duel's export withholds nothing"
+            )
+            return check
+        check.skipped = f"withheld while the duel runs: {', '.join(withheld)}"
+        return check
+    _readjudicate(check, rules, duel_id, r, result, seed)
+    return check
+
+
+def _check_state_chain(
+    check: RoundCheck,
+    rules: Ruleset,
+    r: Mapping[str, Any],
+    state_expected: tuple[int, Any] | None,
+) -> None:
+    """The state before a round is the state the round before left (an undone round leaves
+    the state it found)."""
+    before = r.get("state_before")
+    if state_expected is None or not isinstance(before, Mapping):
+        return
+    previous, state = state_expected
+    if not isinstance(state, Mapping):
+        return
+    found = first_difference(
+        rules.public_state(before), rules.public_state(state), "state_before"
+    )
+    if found is not None:
+        where, got, want = found
+        check.mismatches.append(
+            f"{where}: published {_show(got)}, but round {previous} left {_show(want)}"
+        )
+
+
+def verify_duel(data: Any) -> DuelCheck:
+    """Check every round of an export document; UnreadableExport when it is not one."""
+    duel_id, rules, rounds = _read_header(data)
+    ended = data.get("status") == "ended"
+    checks: list[RoundCheck] = []
+    state_expected: tuple[int, Any] | None = None
+    last_result: Mapping[str, Any] | None = None
+    for r in rounds:
+        checks.append(_check_round(rules, duel_id, r, ended, state_expected))
+        result = r.get("result")
+        if r.get("status") == "closed" and isinstance(result, Mapping):
+            state_expected = (int(r["number"]), result.get("state"))
+            last_result = result
+        elif r.get("status") == "undone" and isinstance(r.get("state_before"), Mapping):
+            state_expected = (int(r["number"]), r.get("state_before"))
+            last_result = None
+    check = DuelCheck(duel_id, rules.id, checks)
+    if (
+        data.get("end_kind") == "result"
+        and last_result is not None
+        and last_result.get("ended")
+        and data.get("winner") != last_result.get("winner")
+    ):
+        check.duel_mismatches.append(
+            f"winner: published {_show(data.get('winner'))}, the last round's result gives "
+            f"{_show(last_result.get('winner'))}"
+        )
+    return check
+
+
+__all__ = ["DuelCheck", "RoundCheck", "UnreadableExport", "is_duel_export", "verify_duel"]
