@@ -68,6 +68,10 @@ def _options(values: Iterable[str]) -> str:
     )
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _row(entry: dict[str, Any]) -> str:
     e = html.escape
     status = entry["status"] + (f", won by {entry['winner_name']}" if entry["winner_name"] else "")
@@ -79,7 +83,7 @@ def _row(entry: dict[str, Any]) -> str:
         f"<td>{e(entry['a'])} vs {e(entry['b'])}</td>"
         f"<td>{e(entry['ruleset'])}</td>"
         f"<td>{e(status)}</td>"
-        f"<td>{entry['rounds']}{e(undone)}, {entry['rolls']} rolls</td>"
+        f"<td>{_count(entry['rounds'], 'round')}{e(undone)}, {_count(entry['rolls'], 'roll')}</td>"
         f"<td>{e(_day(entry['created_at']))}</td></tr>"
     )
 
@@ -100,7 +104,7 @@ def render_index_page(duels_json: Sequence[dict[str, Any]], title: str = "Duel a
             "rows": "\n".join(_row(x) for x in entries),
             "ruleset_options": _options(x["ruleset"] for x in entries),
             "status_options": _options(x["status"] for x in entries),
-            "count": f"{count} duel{'' if count == 1 else 's'}.",
+            "count": f"{_count(count, 'duel')}.",
         },
     )
 
