@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import distinct, select
+from sqlalchemy import select
 
 from bot.db import queries
 from bot.db.engine import Database
@@ -42,7 +42,7 @@ class ArchiveService:
     async def guild_ids(self) -> list[int]:
         """The servers that have duels (for `duelbot archive` without --guild)."""
         async with self._db.transaction() as session:
-            stmt = select(distinct(Duel.guild_id)).order_by(Duel.guild_id)
+            stmt = select(Duel.guild_id).distinct().order_by(Duel.guild_id)
             return [int(g) for g in (await session.execute(stmt)).scalars()]
 
     async def guild_histories(self, guild_id: int) -> list[DuelHistory]:
