@@ -70,12 +70,22 @@ class WorkerSettings:
 
 
 @dataclass(frozen=True)
+class ArchiveSettings:
+    """Where the duel archive (``duelbot archive DIR``) is published. With a base URL, results
+    posted in Discord link to their duel's page; ``{guild_id}`` in it stands for the server
+    (one archive directory per server)."""
+
+    base_url: str | None = None
+
+
+@dataclass(frozen=True)
 class Settings:
     database: DatabaseSettings = field(default_factory=DatabaseSettings)
     discord: DiscordSettings = field(default_factory=DiscordSettings)
     duels: DuelSettings = field(default_factory=DuelSettings)
     workers: WorkerSettings = field(default_factory=WorkerSettings)
     limits: LimitSettings = field(default_factory=LimitSettings)
+    archive: ArchiveSettings = field(default_factory=ArchiveSettings)
     log_level: str = "INFO"
 
 
@@ -125,6 +135,7 @@ def load_settings(
     wk = _section(data, "workers")
     lm = _section(data, "limits")
     lg = _section(data, "logging")
+    ar = _section(data, "archive")
     for name, section, allowed in (
         ("database", db, {"url", "echo"}),
         (
@@ -144,6 +155,7 @@ def load_settings(
         ("workers", wk, set(WorkerSettings.__dataclass_fields__)),
         ("limits", lm, set(LimitSettings.__dataclass_fields__)),
         ("logging", lg, {"level"}),
+        ("archive", ar, set(ArchiveSettings.__dataclass_fields__)),
     ):
         unknown = set(section) - allowed
         if unknown:
@@ -242,8 +254,23 @@ def load_settings(
         duels=duels,
         workers=workers,
         limits=limits,
+        archive=_archive(ar),
         log_level=level.upper(),
     )
+
+
+def _archive(section: Mapping[str, Any]) -> ArchiveSettings:
+    base_url = section.get("base_url")
+    if base_url is None or base_url == "":
+        return ArchiveSettings()
+    base_url = _typed("archive", "base_url", base_url, str).strip()
+    scheme, _, rest = base_url.partition("://")
+    if scheme.lower() not in ("http", "https") or not rest or any(c.isspace() for c in base_url):
+        raise ConfigError(
+            '[archive] base_url must be an http:// or https:// URL without spaces, e.g. '
+            '"https://duels.example.org/archive" (or "https://duels.example.org/{guild_id}").'
+        )
+    return ArchiveSettings(base_url=base_url)
 
 
 def _limits(section: Mapping[str, Any]) -> LimitSettings:

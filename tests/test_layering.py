@@ -38,6 +38,10 @@ RULES_FORBIDDEN = (
 SERVICES_FORBIDDEN = ("discord", "bot.discord")
 DB_FORBIDDEN = ("discord", "bot.discord", "bot.services")
 REPORT_FORBIDDEN = ("discord", "bot.discord", "bot.db", "bot.services", "sqlalchemy")
+# The archive pages (issue 15) are presentation, like report.py: no Discord, no database, no
+# use case; only the plain views of bot.services.views.
+ARCHIVE_FORBIDDEN = ("discord", "bot.discord", "bot.db", "sqlalchemy", "bot.services")
+ARCHIVE_ALLOWED = ("bot.services.views",)
 
 
 def module_name(path: Path) -> str:
@@ -108,6 +112,42 @@ def test_db_never_imports_discord_or_services() -> None:
 
 def test_report_is_pure_text() -> None:
     assert _check(BOT / "report.py", REPORT_FORBIDDEN) == []
+
+
+def archive_violations(root: Path) -> list[str]:
+    bad = []
+    for path in sorted((root / "bot" / "archive").rglob("*.py")):
+        for name in sorted(imports_of(path)):
+            if any(name == ok or name.startswith(ok + ".") for ok in ARCHIVE_ALLOWED):
+                continue
+            bad += [
+                f"{path.relative_to(root)} imports {name}"
+                for banned in ARCHIVE_FORBIDDEN
+                if name == banned or name.startswith(banned + ".")
+            ]
+    return bad
+
+
+def test_the_archive_is_presentation_only() -> None:
+    assert list((BOT / "archive").rglob("*.py")), "bot/archive has no modules?"
+    assert archive_violations(ROOT) == []
+
+
+def test_the_archive_check_catches_a_database_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    sneaky = tmp_path / "bot" / "archive" / "x.py"
+    sneaky.parent.mkdir(parents=True)
+    sneaky.write_text(
+        "from bot.services.views import DuelHistory\nfrom bot.services.duels import DuelService\n"
+        "import discord\n"
+    )
+    assert archive_violations(tmp_path) == [
+        "bot/archive/x.py imports bot.services.duels",
+        "bot/archive/x.py imports bot.services.duels.DuelService",
+        "bot/archive/x.py imports discord",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.archive import export_html
 from bot.db.models import ID_MAX, ID_MIN
 from bot.discord.checks import require_commander, require_guild
 from bot.discord.client import services_of, wake_outbox
@@ -342,14 +343,17 @@ class Commander(commands.Cog):
         wake_outbox(self.bot)
         await interaction.followup.send(f"Duel #{view.id} has been ended.", ephemeral=True)
 
-    @duel.command(name="export", description="Export a duel as Markdown, BBCode or JSON")
+    @duel.command(
+        name="export",
+        description="Export a duel as Markdown, BBCode, JSON or a verifiable HTML page",
+    )
     @app_commands.describe(duel="Duel number", format="File format")
     @app_commands.autocomplete(duel=duel_autocomplete)
     async def duel_export(
         self,
         interaction: discord.Interaction,
         duel: DuelId,
-        format: Literal["markdown", "bbcode", "json"],
+        format: Literal["markdown", "bbcode", "json", "html"],
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         # The export read model: what /duel history shows plus, per round, the state before
@@ -357,8 +361,9 @@ class Commander(commands.Cog):
         history = await services_of(self.bot).exports.duel_export(
             duel, await require_guild(interaction)
         )
-        text = export_duel(history, format)
-        extension = {"markdown": "md", "bbcode": "txt", "json": "json"}[format]
+        # html: the archive page (issue 15), which verifies every roll in the browser.
+        text = export_html(history) if format == "html" else export_duel(history, format)
+        extension = {"markdown": "md", "bbcode": "txt", "json": "json", "html": "html"}[format]
         file = discord.File(io.BytesIO(text.encode()), filename=f"duel-{duel}.{extension}")
         await interaction.followup.send(
             f"Duel #{duel} exported as {format}.", file=file, ephemeral=True

@@ -1,0 +1,72 @@
+"""One duel as a self-contained HTML page (issue 15): the JSON export embedded verbatim,
+shown and verified in the browser by the inline script (docs/archive.md)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+#: Bumped when the page's DOM contract (docs/archive.md) changes.
+PAGE_FORMAT = "duelbot-archive-page/1"
+
+_PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+
+
+@cache
+def asset(name: str) -> str:
+    """A file of the page's package data (bot/archive/static)."""
+    return (resources.files("bot.archive") / "static" / name).read_text(encoding="utf-8")
+
+
+def embed_json(export: dict[str, Any]) -> str:
+    """The export as the JSON file gives it, safe inside a <script> element: "</" cannot end
+    the element and "<!--" cannot start a comment state. Both escapes are JSON escapes in a
+    string (where alone those characters can occur), so the text parses to the same value."""
+    text = json.dumps(export, indent=2, ensure_ascii=False)
+    return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
+
+
+def duellist_names(export: dict[str, Any]) -> tuple[str, str]:
+    duellists = export.get("duellists")
+    names = []
+    for side in ("a", "b"):
+        entry = duellists.get(side) if isinstance(duellists, dict) else None
+        name = entry.get("name") if isinstance(entry, dict) else None
+        names.append(str(name) if name else f"Duellist {side.upper()}")
+    return names[0], names[1]
+
+
+def page_title(export: dict[str, Any]) -> str:
+    a, b = duellist_names(export)
+    return f"Duel #{export.get('duel_id', '?')}: {a} vs {b}"
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """One pass over the template: a value is never searched for placeholders itself. Every
+    placeholder of the template must have a value (KeyError otherwise)."""
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+
+
+def render_duel_page(export_json: dict[str, Any]) -> str:
+    """The archive page of one duel from its JSON export (bot.export.duel_json). Pure: no
+    I/O but reading the package's own assets."""
+    if not isinstance(export_json, dict) or "duel_id" not in export_json:
+        raise ValueError("render_duel_page needs a duel's JSON export (a dict with duel_id)")
+    return fill(
+        asset("page.html"),
+        {
+            "title": html.escape(page_title(export_json)),
+            "css": asset("page.css"),
+            "js": asset("page.js"),
+            "data": embed_json(export_json),
+            "page_format": PAGE_FORMAT,
+        },
+    )
+
+
+def page_filename(duel_id: int) -> str:
+    return f"duel-{int(duel_id)}.html"
