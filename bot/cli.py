@@ -852,9 +852,11 @@ def _stored_duel(args: argparse.Namespace) -> DuelHistory:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from bot.archive import export_html
     from bot.export import export_duel
 
-    text = export_duel(_stored_duel(args), args.format)
+    history = _stored_duel(args)
+    text = export_html(history) if args.format == "html" else export_duel(history, args.format)
     if args.output is None or args.output == "-":
         sys.stdout.write(text)
         return EXIT_OK
@@ -863,6 +865,53 @@ def cmd_export(args: argparse.Namespace) -> int:
             handle.write(text)
     except OSError as exc:
         raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    return EXIT_OK
+
+
+def _guild_exports(args: argparse.Namespace) -> tuple[int, list[DuelHistory]]:
+    """One server's duels from the bot's database (`--guild ID`, or the only server)."""
+    from bot.config import ConfigError, load_settings
+    from bot.db.engine import DatabaseUnavailable, make_database
+    from bot.services import Services
+
+    async def fetch() -> tuple[int, list[DuelHistory]]:
+        settings = load_settings(args.config)
+        db = make_database(settings.database.url)
+        try:
+            exports = Services.create(db, settings.duels).exports
+            guilds = [args.guild] if args.guild is not None else await exports.guild_ids()
+            if len(guilds) != 1:
+                known = ", ".join(str(g) for g in guilds) or "none"
+                raise InputError(
+                    f"give --guild ID: the database holds the duels of several servers ({known})"
+                    if guilds
+                    else "the database holds no duels yet"
+                )
+            histories = await exports.guild_exports(guilds[0])
+            if not histories:
+                raise InputError(f"server {guilds[0]} has no duels in this database")
+            return guilds[0], histories
+        finally:
+            await db.dispose()
+
+    try:
+        return asyncio.run(fetch())
+    except (ConfigError, DatabaseUnavailable) as exc:
+        raise InputError(str(exc)) from None
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    from bot.archive import write_archive
+    from bot.export import duel_json
+
+    guild_id, histories = _guild_exports(args)
+    try:
+        written = write_archive(
+            args.dir, [duel_json(h) for h in histories], title=f"Duels of server {guild_id}"
+        )
+    except OSError as exc:
+        raise InputError(f"cannot write the archive to {args.dir}: {exc.strerror or exc}") from None
+    print(f"{len(written) - 1} duel page(s) and {written[0]} written (server {guild_id})")
     return EXIT_OK
 
 
@@ -1087,13 +1136,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exp.add_argument("--duel", type=int, required=True, metavar="N", help="the duel number")
     exp.add_argument(
-        "--format", choices=EXPORT_FORMATS, default="json", help="default: json"
+        "--format",
+        choices=(*EXPORT_FORMATS, "html"),
+        default="json",
+        help="default: json; html is the archive page that verifies every roll in a browser",
     )
     exp.add_argument(
         "--output", metavar="FILE", default=None, help="write to FILE (default: stdout)"
     )
     exp.add_argument("--config", metavar="FILE", default=None, help="config TOML (database)")
     exp.set_defaults(func=cmd_export)
+
+    arc = sub.add_parser(
+        "archive",
+        help="write a static site of a server's duels: an index and one verifying page each",
+        description="Write DIR/index.html and one self-contained page per duel of a server "
+        "(docs/archive.md), from the bot's database. Open rounds stay sealed.",
+    )
+    arc.add_argument("dir", metavar="DIR", help="the folder to write (created if missing)")
+    arc.add_argument(
+        "--guild", type=int, default=None, metavar="ID", help="the server (needed when several)"
+    )
+    arc.add_argument("--config", metavar="FILE", default=None, help="config TOML (database)")
+    arc.set_defaults(func=cmd_archive)
 
     seed = sub.add_parser(
         "seed",

@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from bot.db import queries
 from bot.db.engine import Database
-from bot.db.models import Round, Submission, fits_id
+from bot.db.models import Duel, Round, Submission, fits_id
 from bot.rules.base import Ruleset
 from bot.services.duels import ADJUDICATION_OPTIONS, _ruleset, duel_view
 from bot.services.scope import DuelScope
@@ -54,24 +54,41 @@ class ExportService:
             duel = await queries.duel(session, duel_id)
             if duel is None or not scope.includes(duel):
                 raise scope.not_found(duel_id)
+            return (await self._histories(session, [duel]))[0]
+
+    async def guild_ids(self) -> list[int]:
+        """The servers that have duels (`duelbot archive` without --guild)."""
+        async with self._db.transaction() as session:
+            stmt = select(Duel.guild_id).distinct().order_by(Duel.guild_id)
+            return [int(g) for g in (await session.execute(stmt)).scalars()]
+
+    async def guild_exports(self, guild_id: int) -> list[DuelHistory]:
+        """Every duel of ``guild_id`` (live and ended, oldest first) as ``duel_export`` gives
+        it, in one transaction (the archive site, issue 15)."""
+        async with self._db.transaction() as session:
+            stmt = select(Duel).where(Duel.guild_id == guild_id).order_by(Duel.id)
+            return await self._histories(session, list((await session.execute(stmt)).scalars()))
+
+    async def _histories(self, session: Any, duels: list[Duel]) -> list[DuelHistory]:
+        ids = [d.id for d in duels]
+        rounds: dict[int, list[Round]] = {i: [] for i in ids}
+        if ids:
+            stmt = select(Round).where(Round.duel_id.in_(ids)).order_by(Round.number)
+            for r in (await session.execute(stmt)).scalars():
+                rounds[r.duel_id].append(r)
+        chosen = await self._choices(session, [r.id for rs in rounds.values() for r in rs])
+        histories = []
+        for duel in duels:
             rules = _ruleset(duel.ruleset)
             revealed = duel.status == "ended"
-            rounds = list(
-                (
-                    await session.execute(
-                        select(Round).where(Round.duel_id == duel.id).order_by(Round.number)
-                    )
-                ).scalars()
-            )
-            chosen = await self._choices(session, [r.id for r in rounds])
             records = [
                 self._record(rules, dict(duel.options or {}), r, chosen.get(r.id, {}), revealed)
-                for r in rounds
+                for r in rounds[duel.id]
             ]
-            open_round = next((r for r in rounds if r.status == "open"), None)
+            open_round = next((r for r in rounds[duel.id] if r.status == "open"), None)
             sides = set(chosen.get(open_round.id, {})) if open_round is not None else set()
-            view = duel_view(duel, open_round, sides)
-            return DuelHistory(view, tuple(records))
+            histories.append(DuelHistory(duel_view(duel, open_round, sides), tuple(records)))
+        return histories
 
     @staticmethod
     async def _choices(session: Any, round_ids: list[int]) -> dict[int, dict[str, str]]:

@@ -1,22 +1,22 @@
-"""ArchiveService: every duel of one server with its rounds, as /duel history shows them,
-in one read; open rounds stay sealed; other servers' duels never appear."""
+"""The archive's read side (ExportService.guild_exports): every duel of one server with its
+rounds, as `duel_export` gives each, in one read; open rounds stay sealed; other servers'
+duels never appear."""
 
 from __future__ import annotations
 
 from bot.db.engine import Database
 from bot.services import Services
-from bot.services.archive import ArchiveService
 from tests.archive.duels import rule_2_14_duel
 from tests.services.helpers import CAROL, CHANNEL, COMMANDER, DAVE, GUILD
 
 OTHER_GUILD = GUILD + 1
 
 
-async def test_guild_histories_match_the_history_of_each_duel(
+async def test_guild_exports_match_the_export_of_each_duel(
     database: Database, services: Services
 ) -> None:
-    archive = ArchiveService(database)
-    assert await archive.guild_histories(GUILD) == []
+    archive = services.exports
+    assert await archive.guild_exports(GUILD) == []
     ended = await rule_2_14_duel(services)
     live = await rule_2_14_duel(services, CAROL, DAVE, finish=False)
     for m in (CAROL, DAVE):
@@ -25,10 +25,10 @@ async def test_guild_histories_match_the_history_of_each_duel(
         guild_id=OTHER_GUILD, channel_id=CHANNEL + 1, actor_id=COMMANDER, a=CAROL, b=DAVE
     )
 
-    histories = await archive.guild_histories(GUILD)
+    histories = await archive.guild_exports(GUILD)
     assert [h.duel.id for h in histories] == [ended, live]
-    assert histories == [await services.duels.history(d, GUILD) for d in (ended, live)]
-    assert [h.duel.id for h in await archive.guild_histories(OTHER_GUILD)] == [elsewhere.id]
+    assert histories == [await archive.duel_export(d, GUILD) for d in (ended, live)]
+    assert [h.duel.id for h in await archive.guild_exports(OTHER_GUILD)] == [elsewhere.id]
     assert await archive.guild_ids() == [GUILD, OTHER_GUILD]
 
     # The open round of the live duel: its commitment, never its seed or result.

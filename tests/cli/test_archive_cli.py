@@ -1,0 +1,56 @@
+"""`duelbot export --format html` and `duelbot archive DIR` from the database (SQLite and
+PostgreSQL): the page carries the duel's JSON export verbatim, the site has an index and one
+page per duel of the server, and bad arguments exit 2 with one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot.archive.site import index_json
+from tests.cli.duels import RULESETS, duelbot, play_duel
+
+
+def _embedded(page: str) -> object:
+    start = page.index('id="duel-data">') + len('id="duel-data">')
+    return json.loads(page[start : page.index("</script>", start)])
+
+
+async def test_export_html_carries_the_json_export(migrated_db_url: str) -> None:
+    duel_id = await play_duel(migrated_db_url, RULESETS[0])
+    page = duelbot("export", "--duel", str(duel_id), "--format", "html", url=migrated_db_url)
+    assert page.returncode == 0, page.stderr
+    assert page.stdout.startswith("<!DOCTYPE html>") or page.stdout.startswith("<!doctype html>")
+    exported = duelbot("export", "--duel", str(duel_id), url=migrated_db_url)
+    assert _embedded(page.stdout) == json.loads(exported.stdout)
+
+
+async def test_archive_writes_an_index_and_a_page_per_duel(
+    migrated_db_url: str, tmp_path: Path
+) -> None:
+    ids = [await play_duel(migrated_db_url, ruleset) for ruleset in RULESETS]
+    site = tmp_path / "site"
+    done = duelbot("archive", str(site), url=migrated_db_url)
+    assert done.returncode == 0, done.stderr
+    assert f"{len(ids)} duel page(s)" in done.stdout
+    assert sorted(p.name for p in site.iterdir()) == sorted(
+        ["index.html", *(f"duel-{i}.html" for i in ids)]
+    )
+    entries = index_json((site / "index.html").read_text(encoding="utf-8"))["duels"]
+    assert sorted(e["duel_id"] for e in entries) == sorted(ids)
+    for duel_id in ids:
+        page = (site / f"duel-{duel_id}.html").read_text(encoding="utf-8")
+        exported = duelbot("export", "--duel", str(duel_id), url=migrated_db_url)
+        assert _embedded(page) == json.loads(exported.stdout)
+
+
+async def test_archive_refuses_an_unknown_server_and_an_empty_database(
+    migrated_db_url: str, tmp_path: Path
+) -> None:
+    empty = duelbot("archive", str(tmp_path / "a"), url=migrated_db_url)
+    assert empty.returncode == 2 and "no duels" in empty.stderr
+    assert len(empty.stderr.strip().splitlines()) == 1
+    await play_duel(migrated_db_url, RULESETS[0])
+    nobody = duelbot("archive", str(tmp_path / "b"), "--guild", "12345", url=migrated_db_url)
+    assert nobody.returncode == 2 and "server 12345 has no duels" in nobody.stderr
+    assert not (tmp_path / "b").exists()
