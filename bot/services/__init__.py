@@ -9,6 +9,7 @@ from bot.db.engine import Database
 from bot.services.duels import DuelService
 from bot.services.outbox import OutboxService
 from bot.services.profiles import ProfileService
+from bot.services.ratings import RatingService
 from bot.services.scheduler import SchedulerService
 from bot.services.settings import SettingsService
 
@@ -20,6 +21,7 @@ class Services:
     settings: SettingsService
     outbox: OutboxService
     scheduler: SchedulerService
+    ratings: RatingService
 
     @classmethod
     def create(cls, db: Database, defaults: DuelSettings | None = None) -> Services:
@@ -30,6 +32,7 @@ class Services:
             settings=SettingsService(db, defaults),
             outbox=OutboxService(db),
             scheduler=SchedulerService(db),
+            ratings=RatingService(db, defaults),
         )
 
 
