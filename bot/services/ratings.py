@@ -387,16 +387,22 @@ class RatingService:
         )
 
     async def leaderboard(
-        self, guild_id: int, ruleset: str | None = None, page: int = 1
+        self, guild_id: int, ruleset: str | None = None, page: int = 1, *, clamp: bool = False
     ) -> LeaderboardPage:
         """One page (``PER_PAGE`` members, best first) of the server's ladder of
-        ``ruleset`` (default: the configured ruleset). Only members with a rated duel."""
+        ``ruleset`` (default: the configured ruleset). Only members with a rated duel.
+        ``clamp``: a page past the end is the last page (a page button on an old message)
+        instead of an error."""
         rules = self._ruleset(ruleset)
+        if page < 1 and clamp:
+            page = 1
         if page < 1:
             raise InvalidInput(f"Page {page} does not exist: pages are numbered from 1.")
         async with self._db.transaction() as session:
             total = await rq.rated_count(session, guild_id, rules.id)
             pages = max(1, math.ceil(total / PER_PAGE))
+            if page > pages and clamp:
+                page = pages
             if page > pages:
                 raise InvalidInput(
                     f"Page {page} does not exist: the {rules.title} leaderboard of this "

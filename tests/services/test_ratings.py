@@ -119,7 +119,7 @@ async def test_records_and_ratings_follow_the_duels(forfeits: Services) -> None:
     assert ann.rating > 0 > b1.rating
 
     board = await s.ratings.leaderboard(GUILD)
-    assert [row.line.user_id for row in board.rows][0] == ANN.user_id
+    assert board.rows[0].line.user_id == ANN.user_id
     assert DAVE.user_id not in [row.line.user_id for row in board.rows]  # never rated
     assert [row.rank for row in board.rows] == sorted(row.rank for row in board.rows)
     assert board.rated_members == 3 and board.pages == 1
@@ -198,7 +198,7 @@ async def test_pages_and_bad_input(forfeits: Services) -> None:
     s = forfeits
     await stats(s)
     await duel_won_by(s, ANN, BOB)
-    with pytest.raises(InvalidInput, match="Page 2 does not exist.*1 page"):
+    with pytest.raises(InvalidInput, match=r"Page 2 does not exist.*1 page"):
         await s.ratings.leaderboard(GUILD, RULE_2_14, 2)
     with pytest.raises(InvalidInput, match="numbered from 1"):
         await s.ratings.leaderboard(GUILD, RULE_2_14, 0)
