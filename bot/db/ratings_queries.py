@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, delete, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import InstrumentedAttribute
+from sqlalchemy.orm import InstrumentedAttribute, aliased
 
 from bot.db.models import Duel, Ladder, LadderEntry, LadderRating, Round, utcnow
 
@@ -233,13 +233,27 @@ async def rank_of(session: AsyncSession, guild_id: int, ruleset: str, rating: fl
 async def leaderboard_page(
     session: AsyncSession, guild_id: int, ruleset: str, *, offset: int, limit: int
 ) -> list[tuple[int, LadderRating]]:
-    """(rank, row) of one page, best first. The rank is the database's RANK() over the whole
-    ladder (ties share a rank); the scan follows ix_ladder_ratings_rank backwards."""
-    ranked = (
-        select(
-            LadderRating.id.label("id"),
-            func.rank().over(order_by=LadderRating.rating.desc()).label("rank"),
+    """(rank, row) of one page, best first (ties by user id, so pages never overlap). The
+    page follows ix_ladder_ratings_rank backwards (no sort of the ladder); each row's rank
+    is counted by the database over the same index: 1 + how many rate higher (ties share a
+    rank, as SQL's RANK() would give)."""
+    higher = aliased(LadderRating)
+    rank = (
+        select(func.count())
+        .select_from(higher)
+        .where(
+            higher.guild_id == guild_id,
+            higher.ruleset == ruleset,
+            higher.rated > 0,
+            higher.rating > LadderRating.rating,
         )
+        .correlate(LadderRating)
+        .scalar_subquery()
+    )
+    # The page first (ids only, straight off the index), then the ranks of its rows alone:
+    # a rank in the outer query is never computed for the rows the OFFSET skips.
+    page = (
+        select(LadderRating.id)
         .where(*_rated(guild_id, ruleset))
         .order_by(LadderRating.rating.desc(), LadderRating.user_id.desc())
         .offset(offset)
@@ -247,11 +261,11 @@ async def leaderboard_page(
         .subquery()
     )
     stmt = (
-        select(ranked.c.rank, LadderRating)
-        .join(LadderRating, LadderRating.id == ranked.c.id)
-        .order_by(ranked.c.rank, LadderRating.user_id.desc())
+        select((rank + 1).label("rank"), LadderRating)
+        .join(page, page.c.id == LadderRating.id)
+        .order_by(LadderRating.rating.desc(), LadderRating.user_id.desc())
     )
-    return [(int(rank), row) for rank, row in await session.execute(stmt)]
+    return [(int(r), row) for r, row in await session.execute(stmt)]
 
 
 async def last_entries(
