@@ -985,6 +985,10 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
     return _finish(upgrade(settings))
 
 
+def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
+    return _finish(_lazy("bot.ratings_cli", "rebuild", "ratings rebuild")(args))
+
+
 def cmd_health(args: argparse.Namespace) -> int:
     check = _lazy("bot.discord.health", "check", "health")
     return _finish(check())
@@ -1179,6 +1183,22 @@ def build_parser() -> argparse.ArgumentParser:
     upgrade = db_sub.add_parser("upgrade", help="apply database migrations")
     upgrade.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
     upgrade.set_defaults(func=cmd_db_upgrade)
+
+    ratings = sub.add_parser("ratings", help="the ladders: records and ratings")
+    ratings_sub = ratings.add_subparsers(
+        dest="ratings_command", metavar="COMMAND", parser_class=_Parser
+    )
+    ratings_sub.required = True
+    rebuild = ratings_sub.add_parser(
+        "rebuild",
+        help="recompute every ladder from the ended duels (docs/ladder.md)",
+        description="Replay each ladder (server and ruleset) from its ended duels and store "
+        "it; --check only compares (exit 1 when a stored value differs).",
+    )
+    rebuild.add_argument("--guild", type=int, default=None, help="only this server's ladders")
+    rebuild.add_argument("--check", action="store_true", help="compare only, write nothing")
+    rebuild.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
+    rebuild.set_defaults(func=cmd_ratings_rebuild)
 
     health = sub.add_parser("health", help="check that the bot is healthy")
     health.set_defaults(func=cmd_health)

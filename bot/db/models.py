@@ -10,10 +10,12 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Text,
     TypeDecorator,
@@ -230,3 +232,80 @@ class AuditEntry(Base):
     duel_id: Mapped[int | None] = mapped_column(Integer)
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# -- the ladder (issue 17): derived from ended duels, replayed in (ended_at, duel id) order --
+
+
+class Ladder(Base):
+    """One ladder per server and ruleset: its lock (every change to its ratings takes this
+    row FOR UPDATE first, so duels ending at once are applied in one order) and the last
+    duel applied, in replay order (a duel ending before it means a replay from there)."""
+
+    __tablename__ = "ladders"
+    __table_args__ = (PrimaryKeyConstraint("guild_id", "ruleset"),)
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, autoincrement=False)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    last_ended_at: Mapped[datetime | None]
+    last_duel_id: Mapped[int | None] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class LadderRating(Base):
+    """A member's record and rating on one ladder. Everything but the name is derived from
+    ladder_entries; the name is the last one seen (a duel's snapshot or a command), so a
+    member who left the server still shows by it."""
+
+    __tablename__ = "ladder_ratings"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "ruleset", "user_id"),
+        # The leaderboard: rank by rating within one ladder (scanned backwards for DESC).
+        Index("ix_ladder_ratings_rank", "guild_id", "ruleset", "rating", "user_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    display_name: Mapped[str] = mapped_column(String(100))
+    name_seen_at: Mapped[datetime]
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    # What ranks: the conservative estimate mu - 3 sigma (openskill's ordinal).
+    rating: Mapped[float] = mapped_column(Float)
+    duels: Mapped[int]
+    rated: Mapped[int]  # wins + losses + draws + retreats: duels that moved the rating
+    wins: Mapped[int]
+    losses: Mapped[int]
+    draws: Mapped[int]
+    retreats: Mapped[int]  # retreats (rule 2.14) and flights (By This Axe)
+    commander_ended: Mapped[int]  # ended by /duel end: counted, never rated
+    streak: Mapped[int]  # +n: n wins in a row, -n: n losses in a row, 0: neither
+    last_duel_at: Mapped[datetime]
+
+
+class LadderEntry(Base):
+    """One member's line for one ended duel, in replay order: what it counted as and the
+    rating after it (the rating history; the last five duels)."""
+
+    __tablename__ = "ladder_entries"
+    __table_args__ = (
+        UniqueConstraint("duel_id", "user_id"),
+        Index("ix_ladder_entries_member", "guild_id", "ruleset", "user_id", "ended_at"),
+        Index("ix_ladder_entries_order", "guild_id", "ruleset", "ended_at", "duel_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    duel_id: Mapped[int] = mapped_column(ForeignKey("duels.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    opponent_id: Mapped[int] = mapped_column(BigInteger)
+    ended_at: Mapped[datetime]
+    kind: Mapped[str] = mapped_column(String(16))  # win | loss | draw | retreat | commander
+    outcome: Mapped[str | None] = mapped_column(String(32))  # the ruleset's outcome id
+    rating_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating: Mapped[float] = mapped_column(Float)

@@ -22,6 +22,7 @@ COGS = (
     "bot.discord.cogs.intake",
     "bot.discord.cogs.odds",
     "bot.discord.cogs.workers",
+    "bot.discord.cogs.ladder",  # after commander: /duel record joins its /duel group
 )
 
 

@@ -23,6 +23,8 @@ from bot.rules.errors import InvalidHouseRule, InvalidRoundInput
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
+#: How the outcome that ended a duel counts for one side on the ladder (records, ratings).
+OutcomeKind = Literal["win", "loss", "draw", "retreat"]
 
 
 def other_side(side: Side) -> Side:
@@ -170,6 +172,7 @@ class Ruleset(ABC):
     ``public_state(state)``       a running duel's state as it may be published   identity
     ``private_notes(result)``     what one side alone may learn                   {}
     ``describe_outcome(result)``  one sentence for a result post                  generic
+    ``outcome_kind(o, w, side)``  win/loss/draw/retreat of a side (the ladder)    winner
     ``fighter_summary(side)``     (label, value) pairs for cards and exports      sheet
     ``house_rules()``             per-duel options with defaults                  ()
     ``parse_house_rules(params)`` validated house-rule values                     base
@@ -271,6 +274,14 @@ class Ruleset(ABC):
                 name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
             )
         return self.outcome_sentence(str(data.get("outcome") or "?"), names["a"], names["b"])
+
+    def outcome_kind(self, outcome: str, winner: Side | None, side: Side) -> OutcomeKind:
+        """How the outcome that ended a duel counts for ``side`` on the ladder: a win or a
+        loss when the duel has a winner, else a draw. A ruleset where a duellist can leave
+        the duel (a retreat, a flight) overrides this to say ``retreat`` for that side."""
+        if winner is not None:
+            return "win" if winner == side else "loss"
+        return "draw"
 
     def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
         """(label, value) pairs describing one duellist for cards and exports. ``side_state``

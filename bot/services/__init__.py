@@ -10,6 +10,7 @@ from bot.services.duels import DuelService
 from bot.services.exports import ExportService
 from bot.services.outbox import OutboxService
 from bot.services.profiles import ProfileService
+from bot.services.ratings import RatingService
 from bot.services.scheduler import SchedulerService
 from bot.services.settings import SettingsService
 
@@ -22,6 +23,7 @@ class Services:
     outbox: OutboxService
     scheduler: SchedulerService
     exports: ExportService
+    ratings: RatingService
 
     @classmethod
     def create(cls, db: Database, defaults: DuelSettings | None = None) -> Services:
@@ -33,6 +35,7 @@ class Services:
             outbox=OutboxService(db),
             scheduler=SchedulerService(db),
             exports=ExportService(db),
+            ratings=RatingService(db, defaults),
         )
 
 

@@ -35,6 +35,7 @@ from bot.rules.by_this_axe import challenge as settle_challenge
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
 from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
+from bot.services import ratings
 from bot.services.errors import (
     AmbiguousDuel,
     ConflictOfInterest,
@@ -970,6 +971,7 @@ class DuelService:
             duel.ended_at = now
             duel.end_reason = f"round {rnd.number}: {result.outcome}"
             duel.end_kind = "result"
+            await ratings.duel_ended(session, duel, result.outcome)
         await session.flush()
         view = duel_view(duel)
         on_behalf_of = actor_id if actor_id is not None else rnd.opened_by
@@ -1127,6 +1129,7 @@ class DuelService:
             duel.ended_at = now
             duel.end_reason = reason
             duel.end_kind = "commander"
+            await ratings.duel_ended(session, duel, None)
             await session.flush()
             view = duel_view(duel)
             _post_in_duel_channel(
@@ -1200,6 +1203,7 @@ class DuelService:
             duel.end_reason = None
             duel.end_kind = None
             duel.rounds_played -= 1
+            await ratings.duel_reopened(session, duel)
             await session.flush()
             view = duel_view(duel)
             _post_in_duel_channel(

@@ -45,3 +45,14 @@ def test_bulk_load_counts() -> None:
             return int(duels), int(subs)
 
     assert asyncio.run(go()) == (123, 246)
+
+
+def test_ladder_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """The ladder benchmark end to end with tiny sizes (no timing assertions)."""
+    from bench import ladder_bench
+
+    argv = ["--members", "40", "--duels", "30", "--reps", "2", "--closes", "1"]
+    assert ladder_bench.main([*argv, "--backend", "sqlite"]) == 0
+    out = capsys.readouterr().out
+    assert "leaderboard last page (4)" in out and "ix_ladder_ratings_rank" in out
+    assert "undo of that close (replay)" in out

@@ -30,6 +30,9 @@ EXPECTED_TABLES = {
     "outbox",
     "channel_webhooks",
     "audit_log",
+    "ladders",
+    "ladder_ratings",
+    "ladder_entries",
 }
 
 

@@ -13,6 +13,7 @@ from bot.rules.base import (
     HouseRule,
     LogEvent,
     MoveSpec,
+    OutcomeKind,
     PreDuelStep,
     RoundResult,
     Ruleset,
@@ -361,6 +362,13 @@ class ByThisAxe(Ruleset):
 
     def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
         return describe_outcome(outcome, a_name, b_name)
+
+    def outcome_kind(self, outcome: str, winner: Side | None, side: Side) -> OutcomeKind:
+        """A character who ran away (``a_flees``, ``both_flee``) counts a flight, kept with
+        retreats; the other side of a one-sided flight a draw (no winner)."""
+        if winner is None and outcome in (f"{side}_flees", BOTH_FLEE):
+            return "retreat"
+        return super().outcome_kind(outcome, winner, side)
 
     def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
         """Character (pool), armor save, wounds (taken of total), leader."""

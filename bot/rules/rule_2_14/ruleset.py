@@ -12,6 +12,7 @@ from bot.rules.base import (
     Fighter,
     LogEvent,
     MoveSpec,
+    OutcomeKind,
     RoundResult,
     Ruleset,
     SheetField,
@@ -110,6 +111,13 @@ class Rule214(Ruleset):
             "no_effect": "No effect; the duel goes on",
         }
         return texts.get(outcome, outcome)
+
+    def outcome_kind(self, outcome: str, winner: Side | None, side: Side) -> OutcomeKind:
+        """A duellist whose retreat ended the duel (``a_retreats``, ``both_retreat``) counts
+        a retreat; the other side of a one-sided retreat a draw (no winner, 2.14.1)."""
+        if winner is None and outcome in (f"{side}_retreats", "both_retreat"):
+            return "retreat"
+        return super().outcome_kind(outcome, winner, side)
 
     def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
         """STR and AGI (what cards and exports show)."""
