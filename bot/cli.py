@@ -42,6 +42,7 @@ from bot.rules.rule_2_14 import (
     allowed_moves_text,
     parse_move,
 )
+from bot.services.ladder_views import LadderSection
 from bot.services.views import DuelHistory
 from bot.verify import UnreadableExport, is_duel_export, verify_duel
 
@@ -868,17 +869,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _guild_exports(args: argparse.Namespace) -> tuple[int, list[DuelHistory]]:
-    """One server's duels from the bot's database (`--guild ID`, or the only server)."""
+def _guild_exports(
+    args: argparse.Namespace,
+) -> tuple[int, list[DuelHistory], list[LadderSection]]:
+    """One server's duels and ladders from the bot's database (`--guild ID`, or the only
+    server)."""
     from bot.config import ConfigError, load_settings
     from bot.db.engine import DatabaseUnavailable, make_database
     from bot.services import Services
 
-    async def fetch() -> tuple[int, list[DuelHistory]]:
+    async def fetch() -> tuple[int, list[DuelHistory], list[LadderSection]]:
         settings = load_settings(args.config)
         db = make_database(settings.database.url)
         try:
-            exports = Services.create(db, settings.duels).exports
+            services = Services.create(db, settings.duels)
+            exports = services.exports
             guilds = [args.guild] if args.guild is not None else await exports.guild_ids()
             if len(guilds) != 1:
                 known = ", ".join(str(g) for g in guilds) or "none"
@@ -890,7 +895,7 @@ def _guild_exports(args: argparse.Namespace) -> tuple[int, list[DuelHistory]]:
             histories = await exports.guild_exports(guilds[0])
             if not histories:
                 raise InputError(f"server {guilds[0]} has no duels in this database")
-            return guilds[0], histories
+            return guilds[0], histories, await services.ratings.whole_ladders(guilds[0])
         finally:
             await db.dispose()
 
@@ -904,14 +909,20 @@ def cmd_archive(args: argparse.Namespace) -> int:
     from bot.archive import write_archive
     from bot.export import duel_json
 
-    guild_id, histories = _guild_exports(args)
+    guild_id, histories, ladders = _guild_exports(args)
     try:
         written = write_archive(
-            args.dir, [duel_json(h) for h in histories], title=f"Duels of server {guild_id}"
+            args.dir,
+            [duel_json(h) for h in histories],
+            title=f"Duels of server {guild_id}",
+            ladders=ladders,
         )
     except OSError as exc:
         raise InputError(f"cannot write the archive to {args.dir}: {exc.strerror or exc}") from None
-    print(f"{len(written) - 1} duel page(s) and {written[0]} written (server {guild_id})")
+    print(
+        f"{len(histories)} duel page(s), {written[0]} and a ladder page written "
+        f"(server {guild_id})"
+    )
     return EXIT_OK
 
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bot.archive.ladder import LADDER_FILENAME, render_ladder_page
 from bot.archive.page import (
     asset,
     duellist_names,
@@ -19,6 +20,7 @@ from bot.archive.page import (
     page_filename,
     render_duel_page,
 )
+from bot.services.ladder_views import LadderSection
 
 INDEX_FILENAME = "index.html"
 
@@ -88,8 +90,11 @@ def _row(entry: dict[str, Any]) -> str:
     )
 
 
-def render_index_page(duels_json: Sequence[dict[str, Any]], title: str = "Duel archive") -> str:
-    """The index of an archive: a row per duel (newest first) linking to its page."""
+def render_index_page(
+    duels_json: Sequence[dict[str, Any]], title: str = "Duel archive", *, ladder: bool = False
+) -> str:
+    """The index of an archive: a row per duel (newest first) linking to its page (and to
+    the ladder page when the archive has one)."""
     entries = sorted(
         (index_entry(d) for d in duels_json), key=lambda x: int(x["duel_id"]), reverse=True
     )
@@ -105,6 +110,11 @@ def render_index_page(duels_json: Sequence[dict[str, Any]], title: str = "Duel a
             "ruleset_options": _options(x["ruleset"] for x in entries),
             "status_options": _options(x["status"] for x in entries),
             "count": f"{_count(count, 'duel')}.",
+            "ladder_link": (
+                f' <a id="ladder-link" href="{LADDER_FILENAME}">Leaderboards and ratings</a>.'
+                if ladder
+                else ""
+            ),
         },
     )
 
@@ -121,9 +131,11 @@ def write_archive(
     duels_json: Sequence[dict[str, Any]],
     *,
     title: str = "Duel archive",
+    ladders: Sequence[LadderSection] | None = None,
 ) -> list[Path]:
     """Write ``index.html`` and ``duel-N.html`` for each duel export into ``directory``
-    (created if missing); returns the paths written, index first. Other files are left alone."""
+    (created if missing), and ``ladder.html`` when ``ladders`` are given; returns the paths
+    written, index first. Other files are left alone."""
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
     written = [root / INDEX_FILENAME]
@@ -131,7 +143,11 @@ def write_archive(
         path = root / page_filename(export["duel_id"])
         _write(path, render_duel_page(export))
         written.append(path)
-    _write(written[0], render_index_page(duels_json, title))
+    if ladders is not None:
+        path = root / LADDER_FILENAME
+        _write(path, render_ladder_page(ladders, f"{title}: ladder"))
+        written.append(path)
+    _write(written[0], render_index_page(duels_json, title, ladder=ladders is not None))
     return written
 
 

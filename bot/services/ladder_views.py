@@ -102,3 +102,21 @@ class RebuildReport:
     members: int
     differences: tuple[str, ...]
     written: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LadderMember:
+    """One member of a whole ladder with the rating after each of their ended duels."""
+
+    rank: int
+    record: RecordLine
+    history: tuple[RatingPoint, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LadderSection:
+    """A server's whole ladder of one ruleset, best first (the archive's ladder page)."""
+
+    ruleset: str
+    ruleset_title: str
+    members: tuple[LadderMember, ...]

@@ -33,7 +33,9 @@ from bot.services.ladder_replay import (
 )
 from bot.services.ladder_views import (
     DuelLine,
+    LadderMember,
     LadderRecord,
+    LadderSection,
     LeaderboardPage,
     LeaderboardRow,
     MemberRecords,
@@ -205,6 +207,30 @@ class RatingService:
                 RatingPoint(e.duel_id, e.ended_at, e.kind, e.rating, e.mu, e.sigma)
                 for e in found
             ]
+
+    async def whole_ladders(self, guild_id: int) -> list[LadderSection]:
+        """Every ladder of the server, whole (best first, ties by user id) with each member's
+        rating history: the archive's ladder page. One transaction."""
+        sections = []
+        async with self._db.transaction() as session:
+            for _, ruleset in await rq.ladders(session, guild_id):
+                rules = rules_of(ruleset)
+                title = rules.title if rules is not None else ruleset
+                total = await rq.rated_count(session, guild_id, ruleset)
+                ranked = await rq.leaderboard_page(
+                    session, guild_id, ruleset, offset=0, limit=max(total, 1)
+                )
+                history: dict[int, list[RatingPoint]] = {}
+                for e in await rq.entries(session, guild_id, ruleset):
+                    history.setdefault(e.user_id, []).append(
+                        RatingPoint(e.duel_id, e.ended_at, e.kind, e.rating, e.mu, e.sigma)
+                    )
+                members = tuple(
+                    LadderMember(rank, _line(row), tuple(history.get(row.user_id, ())))
+                    for rank, row in ranked
+                )
+                sections.append(LadderSection(ruleset, title, members))
+        return sections
 
     async def ladders(self, guild_id: int | None = None) -> list[tuple[int, str]]:
         """Every (server, ruleset) that has ended duels or stored ladder rows."""

@@ -5,6 +5,7 @@ page per duel of the server, and bad arguments exit 2 with one line."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from bot.archive.site import index_json
@@ -34,9 +35,11 @@ async def test_archive_writes_an_index_and_a_page_per_duel(
     assert done.returncode == 0, done.stderr
     assert f"{len(ids)} duel page(s)" in done.stdout
     assert sorted(p.name for p in site.iterdir()) == sorted(
-        ["index.html", *(f"duel-{i}.html" for i in ids)]
+        ["index.html", "ladder.html", *(f"duel-{i}.html" for i in ids)]
     )
-    entries = index_json((site / "index.html").read_text(encoding="utf-8"))["duels"]
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="ladder.html"' in index
+    entries = index_json(index)["duels"]
     assert sorted(e["duel_id"] for e in entries) == sorted(ids)
     for duel_id in ids:
         page = (site / f"duel-{duel_id}.html").read_text(encoding="utf-8")
@@ -54,3 +57,22 @@ async def test_archive_refuses_an_unknown_server_and_an_empty_database(
     nobody = duelbot("archive", str(tmp_path / "b"), "--guild", "12345", url=migrated_db_url)
     assert nobody.returncode == 2 and "server 12345 has no duels" in nobody.stderr
     assert not (tmp_path / "b").exists()
+
+
+async def test_the_ladder_page_ranks_members_with_a_rating_chart_each(
+    migrated_db_url: str, tmp_path: Path
+) -> None:
+    for ruleset in RULESETS:
+        await play_duel(migrated_db_url, ruleset)
+    site = tmp_path / "site"
+    assert duelbot("archive", str(site), url=migrated_db_url).returncode == 0
+    ladder = (site / "ladder.html").read_text(encoding="utf-8")
+    rows = re.findall(r'<tr data-ruleset="([^"]+)" data-user="(\d+)"><td>(\d+)</td>', ladder)
+    # Every ruleset's duel ended with a result: two rated members on each ladder, ranked.
+    assert sorted({r for r, _, _ in rows}) == sorted(RULESETS)
+    for ruleset in RULESETS:
+        ranks = [int(rank) for r, _, rank in rows if r == ruleset]
+        assert len(ranks) == 2 and ranks == sorted(ranks) and ranks[0] == 1
+    # One inline chart per member, no outside reference.
+    assert ladder.count('<svg class="rating-chart"') == len(rows)
+    assert "http://" not in ladder and "https://" not in ladder and "src=" not in ladder
