@@ -61,7 +61,13 @@ def duel_json(history: DuelHistory) -> dict[str, Any]:
         "options": d.options,
         "created_at": _iso(d.created_at),
         "duellists": {
-            s: {"user_id": str(x.user_id), "name": x.name, "str": x.strength, "agi": x.agility}
+            # (the JSON part is being reworked by the export format; unchanged output here)
+            s: {
+                "user_id": str(x.user_id),
+                "name": x.name,
+                "str": x.sheet.get("str", 0),
+                "agi": x.sheet.get("agi", 0),
+            }
             for s, x in (("a", d.a), ("b", d.b))
         },
         "rounds": [_round_json(r) for r in history.rounds],

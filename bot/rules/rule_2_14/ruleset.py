@@ -86,6 +86,8 @@ class Rule214(Ruleset):
         SheetField("str", "int", "Strength (STR)", STAT_MIN, STAT_MAX),
         SheetField("agi", "int", "Agility (AGI)", STAT_MIN, STAT_MAX),
     )
+    # The profile's own STR/AGI columns (they predate per-ruleset sheets).
+    sheet_columns = (("str", "strength"), ("agi", "agility"))
 
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
         return MOVES
