@@ -600,8 +600,7 @@ def _example_move(payload: Mapping[str, Any]) -> str:
     """The example in a DM prompt: the ruleset's own (the last choice its help text shows)
     when it is legal now, else the first legal choice."""
     listed = [str(m.get("id", "")) for m in _listed_moves(payload)]
-    help_text = payload.get("help")
-    shown = _CODE_SPAN.findall(help_text) if isinstance(help_text, str) else []
+    shown = _CODE_SPAN.findall(_help_of(payload))
     if shown and shown[-1] in listed:
         return safe(shown[-1], 40)
     return safe(listed[0], 40) if listed else "help"
@@ -610,10 +609,17 @@ def _example_move(payload: Mapping[str, Any]) -> str:
 def _help_paragraph(payload: Mapping[str, Any]) -> str:
     """The ruleset's help (how to answer) when the buttons cannot list every choice."""
     listed = _listed_moves(payload)
-    help_text = payload.get("help")
-    if isinstance(help_text, str) and help_text and (not listed or len(listed) > MAX_BUTTONS):
+    help_text = _help_of(payload)
+    if help_text and (not listed or len(listed) > MAX_BUTTONS):
         return f"\n\n{truncate(help_text, 1000)}"
     return ""
+
+
+def _help_of(payload: Mapping[str, Any]) -> str:
+    """The ruleset's general help (how to answer), from the registry: payloads never carry
+    text that names moves."""
+    rules = _ruleset_of(payload)
+    return rules.help_text() if rules is not None else ""
 
 
 def dm_prompt(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:

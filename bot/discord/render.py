@@ -82,7 +82,7 @@ def profile_text(profile: ProfileView) -> str:
         summary = ", ".join(
             f"{safe(label, 30)} {safe(value, 40)}" for label, value in rules.fighter_summary(sheet)
         )
-        parts.append(f"{safe(rules.short_name(), 40)}: {summary or '—'}")
+        parts.append(f"{safe(rules.title, 40)} ({rules.id}): {summary or '—'}")
     return f"**{safe(profile.display_name)}**: " + ("; ".join(parts) or "no stats yet")
 
 

@@ -799,8 +799,6 @@ class DuelService:
                 "side": side,
                 "channel_id": view.post_channel_id,
                 "moves": legal_moves(duel.ruleset, duel.state, side),
-                # How to answer, in the ruleset's words (DM help).
-                "help": rules.help_text(current, side),
             }
             prompt = rules.prompt(current, side)
             if prompt is not None:

@@ -25,7 +25,7 @@ async def test_a_whole_by_this_axe_duel(fake_discord: FakeDiscord, database: Dat
             ruleset="by-this-axe",
             fields="character=champion armor_save=5 wounds=2",
         )
-        assert "by-this-axe" in reply.content and "champion" in reply.content
+        assert "by-this-axe" in reply.content and "champion" in reply.content.lower()
         reply = await w.slash(
             w.commander,
             "sheet",
