@@ -179,3 +179,69 @@ async def test_bad_house_rules_are_refused_naming_what_is_allowed(
         assert await duel_count(database) == 0
         await asyncio.sleep(0.2)
         assert fake.messages_in(w.channel_id) == []  # no card was posted
+
+
+async def test_by_this_axe_victim_chooses_the_forfeited_dice_by_dm(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """forfeit=victim-chooses: a round whose dirty trick works halts; the victim alone gets a
+    DM prompt with the forfeit choices, the step closes as soon as they have chosen, and the
+    round's blows follow with the dice they chose to keep."""
+    fake = fake_discord
+    async with running_world(fake, database, limits=LimitSettings(dm_burst=0)) as w:
+        for member in (w.ann, w.bob):
+            await w.slash(w.commander, "sheet", "set", member=member.id, ruleset=BTA,
+                          fields="character=champion armor_save=2 wounds=20")
+        duel_id = duel_number(await start(w, BTA, "forfeit=victim-chooses"))
+        halted = None
+        for _ in range(12):  # a trick works 1 time in 3 for each side
+            status, state = await duel_state(database, duel_id)
+            assert status == "live" and state.get("pending") is None
+            seen = {u: len(fake.dms_to(u)) for u in (w.ann.id, w.bob.id)}
+            await w.slash(w.commander, "round", "open", duel=duel_id)
+            for user in (w.ann.id, w.bob.id):
+                await fake.wait_for_dms(user, seen[user] + 1, timeout=15)
+                await fake.send_dm(user, "a5 p6 t1")
+                await fake.wait_for_dms(user, seen[user] + 2, timeout=15)
+            await w.slash(w.commander, "round", "close", duel=duel_id)
+            status, state = await duel_state(database, duel_id)
+            if state.get("pending"):
+                halted = state
+                break
+        assert halted is not None, "no dirty trick worked in 12 rounds"
+        victims = halted["pending"]["victims"]
+        users = {"a": w.ann.id, "b": w.bob.id}
+        # The forfeit step is open at once, awaiting only the victims, each prompted by DM.
+        for side in victims:
+            user = users[side]
+            for _ in range(300):
+                if any("forfeit" in all_text(m) for m in fake.dms_to(user)[-2:]):
+                    break
+                await asyncio.sleep(0.05)
+            prompt = fake.dms_to(user)[-1]
+            assert "choose which dice you forfeit" in all_text(prompt), all_text(prompt)
+        for side in ("a", "b"):
+            if side not in victims:
+                before = len(fake.dms_to(users[side]))
+                await fake.send_dm(users[side], f"#{duel_id} attack")
+                answer = (await fake.wait_for_dms(users[side], before + 1, timeout=15))[-1]
+                assert "not your turn" in answer.content, answer.content
+        for side in victims:
+            before = len(fake.dms_to(users[side]))
+            await fake.send_dm(users[side], f"#{duel_id} attack")
+            receipt = (await fake.wait_for_dms(users[side], before + 1, timeout=15))[-1]
+            assert "received" in receipt.content.lower(), receipt.content
+        for _ in range(300):  # closed when the awaited sides had chosen: no commander
+            status, state = await duel_state(database, duel_id)
+            if not state.get("pending"):
+                break
+            await asyncio.sleep(0.05)
+        assert not state.get("pending")
+        history = await w.services.duels.history(duel_id)
+        step = history.rounds[-1]
+        assert step.status == "closed" and step.close_reason == "all_submitted"
+        assert step.result is not None
+        log = " ".join(step.result["log"])
+        assert "chosen by" in log and "forfeits 2 attack and 0 parry dice" in log, log
+        assert step.result["outcome"] != "forfeit_choice"
+        assert history.rounds[-2].outcome == "forfeit_choice"
