@@ -225,14 +225,21 @@ def history_text(history: DuelHistory) -> str:
     return "\n".join(lines)[:1900]
 
 
+def short_outcome(outcome: str, a_name: str, b_name: str) -> str:
+    """An outcome id in a few words for a table cell ("a_wins" -> "Ann wins", "both_retreat"
+    -> "both retreat"): the ids name sides as a_/b_ in every ruleset."""
+    words = outcome.split("_")
+    if words and words[0] in ("a", "b"):
+        words[0] = a_name if words[0] == "a" else b_name
+    return " ".join(words)
+
+
 def odds_text(odds: DuelOdds) -> str:
     """A compact odds table for Discord (percentages; exact fractions are in the CLI)."""
     duel = odds.duel
     a, b = safe(duel.a.name, 30), safe(duel.b.name, 30)
     lines = []
     for a_label, b_label, dist in odds.rows:
-        cells = ", ".join(
-            f"{outcome_text(o, a, b, duel.ruleset)} {float(p) * 100:.1f}%" for o, p in dist.items()
-        )
+        cells = ", ".join(f"{short_outcome(o, a, b)} {float(p) * 100:.1f}%" for o, p in dist.items())
         lines.append(f"{safe(a_label, 40)} vs {safe(b_label, 40)}: {cells}")
     return "\n".join(lines)
