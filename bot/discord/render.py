@@ -240,6 +240,8 @@ def odds_text(odds: DuelOdds) -> str:
     a, b = safe(duel.a.name, 30), safe(duel.b.name, 30)
     lines = []
     for a_label, b_label, dist in odds.rows:
-        cells = ", ".join(f"{short_outcome(o, a, b)} {float(p) * 100:.1f}%" for o, p in dist.items())
+        cells = ", ".join(
+            f"{short_outcome(o, a, b)} {float(p) * 100:.1f}%" for o, p in dist.items()
+        )
         lines.append(f"{safe(a_label, 40)} vs {safe(b_label, 40)}: {cells}")
     return "\n".join(lines)
