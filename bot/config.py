@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.rules.registry import DEFAULT_RULESET_ID
+
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///duelbot.db"
 DEFAULT_API_BASE_URL = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
@@ -40,7 +42,7 @@ class DiscordSettings:
 
 @dataclass(frozen=True)
 class DuelSettings:
-    ruleset: str = "rule-2.14"
+    ruleset: str = DEFAULT_RULESET_ID  # the registry's default unless config.toml names one
     thread_per_duel: bool = False
     auto_close: bool = True
     reminders: tuple[str, ...] = ("24h", "1h")

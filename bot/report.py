@@ -13,11 +13,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from bot.rules.base import RoundResult, get_ruleset
+from bot.rules.base import RoundResult, Ruleset, get_ruleset
 from bot.rules.errors import RulesError
-from bot.rules.rule_2_14 import OUTCOMES as RULE_2_14_OUTCOMES
+from bot.rules.registry import DEFAULT_RULESET_ID
 
-OUTCOME_ORDER: tuple[str, ...] = RULE_2_14_OUTCOMES
+# Columns of an odds table come in this order when present (the rest sorted after them).
+OUTCOME_ORDER: tuple[str, ...] = (
+    "a_wins",
+    "b_wins",
+    "a_retreats",
+    "b_retreats",
+    "both_retreat",
+    "locked",
+    "no_effect",
+)
 
 PURPOSE_LABELS: dict[str, str] = {
     "evade": "Evade",
@@ -39,9 +48,11 @@ _MENTION = re.compile(r"@(everyone|here)", re.IGNORECASE)
 class _Fighter:
     side: str
     name: str
-    strength: int
-    agility: int
+    summary: tuple[tuple[str, str], ...]  # the ruleset's fighter_summary
     move: str | None
+
+    def summary_text(self) -> str:
+        return ", ".join(f"{label} {value}" for label, value in self.summary)
 
 
 def _one_line(text: str) -> str:
@@ -84,35 +95,35 @@ def purpose_label(purpose: str) -> str:
     return PURPOSE_LABELS.get(purpose, purpose.replace("_", " ").title())
 
 
-def outcome_text(outcome: str, a_name: str, b_name: str) -> str:
-    """One sentence for an outcome id, with the duellists' names."""
-    texts = {
-        "a_wins": f"{a_name} wins the duel",
-        "b_wins": f"{b_name} wins the duel",
-        "a_retreats": f"{a_name} retreats; the duel ends with no winner",
-        "b_retreats": f"{b_name} retreats; the duel ends with no winner",
-        "both_retreat": "Both duellists retreat; the duel ends with no winner",
-        "locked": "The duellists are locked in combat; the duel goes on",
-        "no_effect": "No effect; the duel goes on",
-        "a_flees": f"{a_name} flees; the duel ends with no winner",
-        "b_flees": f"{b_name} flees; the duel ends with no winner",
-        "both_defeated": "Both duellists are defeated",
-        "both_flee": "Both duellists flee; the duel ends with no winner",
-        "continue": "The duel goes on",
-        # FoEQ spell duel steps (docs/rules/foeq-spell-duel.md)
-        "setup": "Stakes, Styles and spell slots chosen in secret; the Stare begins",
-        "declared": "A Move is declared",
-        "stare_a": f"{a_name} wins this round of the Stare",
-        "stare_b": f"{b_name} wins this round of the Stare",
-        "stare_none": "Nobody declared a Move this round of the Stare",
-        "style_decided": "A Style decision was made in secret",
-        "twist": "A Strategic Twist is resolved",
-        "shot_a": f"{a_name} wins the Shot; the Score awaits their choice",
-        "shot_b": f"{b_name} wins the Shot; the Score awaits their choice",
-        "tie": "The Shot is a tie: both duellists suffer the stakes",
-        "no_winner": "Both duellists forfeited; the duel ends with no winner",
-    }
-    return texts.get(outcome, outcome)
+def _rules(ruleset_id: str | None) -> Ruleset | None:
+    try:
+        return get_ruleset(ruleset_id or DEFAULT_RULESET_ID)
+    except RulesError:
+        return None
+
+
+def outcome_text(
+    outcome: str, a_name: str, b_name: str, ruleset_id: str | None = None
+) -> str:
+    """One sentence for an outcome id, with the duellists' names: the ruleset's own
+    (``outcome_sentence``; the default ruleset when none is named)."""
+    rules = _rules(ruleset_id)
+    if rules is None:
+        return outcome
+    return rules.outcome_sentence(outcome, a_name, b_name)
+
+
+def house_rules_text(ruleset_id: str | None, values: Any) -> str | None:
+    """``key=value, ...`` of the house rules in force (``values``: what the duel recorded,
+    defaults filled by the ruleset); None when the ruleset has none or none were recorded."""
+    rules = _rules(ruleset_id)
+    if rules is None or not rules.house_rules() or not isinstance(values, Mapping):
+        return None
+    try:
+        pairs = rules.house_rules_summary(values)
+    except RulesError:
+        return None
+    return ", ".join(f"{key}={value}" for key, value in pairs)
 
 
 def winner_name(result: RoundResult | Mapping[str, Any]) -> str | None:
@@ -152,13 +163,24 @@ def adjudication_dict(
 
 
 def _fighters(data: Mapping[str, Any]) -> tuple[_Fighter, _Fighter]:
+    """Each duellist as the ruleset summarises them (``fighter_summary`` of their entry in
+    the result's state: never a field read here)."""
     state = data["state"]
     choices = data.get("choices", {})
+    rules = _rules(str(data.get("ruleset") or ""))
     out = []
     for side in ("a", "b"):
-        d = state[side]
-        out.append(_Fighter(side, side_name(state, side), d["str"], d["agi"], choices.get(side)))
+        entry = state.get(side)
+        entry = entry if isinstance(entry, Mapping) else {}
+        summary = tuple(rules.fighter_summary(entry)) if rules is not None else ()
+        out.append(_Fighter(side, side_name(state, side), summary, choices.get(side)))
     return out[0], out[1]
+
+
+def _house_rules_of(data: Mapping[str, Any]) -> str | None:
+    options = data.get("options")
+    recorded = options.get("house_rules") if isinstance(options, Mapping) else None
+    return house_rules_text(str(data.get("ruleset") or ""), recorded) if recorded else None
 
 
 def _heading(a: str, b: str, duel_id: int | None, round_no: int | None) -> str:
@@ -198,9 +220,12 @@ def render_round_markdown(
     lines = [f"**{_heading(names['a'], names['b'], duel_id, round_no)}** ({title})", ""]
     for f in (a, b):
         lines.append(
-            f"- **{f.side.upper()}: {names[f.side]}**: STR {f.strength}, AGI {f.agility}; "
+            f"- **{f.side.upper()}: {names[f.side]}**: {escape_markdown(f.summary_text())}; "
             f"move: **{move_label(ruleset, f.move)}**"
         )
+    house = _house_rules_of(data)
+    if house:
+        lines.append(f"- House rules: {escape_markdown(house)}")
     lines += ["", "**Rolls**"]
     rolls = data["rolls"]
     if rolls:
@@ -213,7 +238,7 @@ def render_round_markdown(
     winner = winner_name(data)
     lines += [
         "",
-        f"**Outcome: {outcome_text(data['outcome'], names['a'], names['b'])}** "
+        f"**Outcome: {outcome_text(data['outcome'], names['a'], names['b'], ruleset)}** "
         f"(`{data['outcome']}`)",
         f"- Winner: {escape_markdown(winner) if winner is not None else 'none'}",
         f"- Locked in combat: {'yes' if data['locked'] else 'no'}",
@@ -246,9 +271,12 @@ def render_round_bbcode(
     lines.append("[list]")
     for f in (a, b):
         lines.append(
-            f"[*][b]{f.side.upper()}: {names[f.side]}[/b]: STR {f.strength}, AGI {f.agility}; "
+            f"[*][b]{f.side.upper()}: {names[f.side]}[/b]: {escape_bbcode(f.summary_text())}; "
             f"move: [b]{move_label(ruleset, f.move)}[/b]"
         )
+    house = _house_rules_of(data)
+    if house:
+        lines.append(f"[*]House rules: {escape_bbcode(house)}")
     lines += ["[/list]", "", "[b]Rolls[/b]", "[list]"]
     rolls = data["rolls"]
     if rolls:
@@ -262,7 +290,7 @@ def render_round_bbcode(
     winner = winner_name(data)
     lines += [
         "",
-        f"[b]Outcome: {outcome_text(data['outcome'], names['a'], names['b'])}[/b] "
+        f"[b]Outcome: {outcome_text(data['outcome'], names['a'], names['b'], ruleset)}[/b] "
         f"({data['outcome']})",
         f"Winner: {escape_bbcode(winner) if winner is not None else 'none'}",
         f"Locked in combat: {'yes' if data['locked'] else 'no'}",
@@ -327,10 +355,28 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
                 "not recorded" if blocks is None else "yes" if blocks else "no",
             )
         )
+    rules = _rules(ruleset_id)
+    house_keys = {rule.key for rule in rules.house_rules()} if rules is not None else set()
+    if house_keys:
+        house = house_rules_text(ruleset_id, options.get("house_rules"))
+        lines.append(
+            (
+                "House rules",
+                house
+                if house is not None
+                # Started before house rules were recorded: the readings of its time apply.
+                else "not recorded (the duel predates them)",
+            )
+        )
     params = options.get("params")
     if isinstance(params, Mapping) and params:
-        shown = ", ".join(f"{_one_line(str(k))}={_one_line(str(v))}" for k, v in params.items())
-        lines.append(("Duel settings", shown))
+        other = {
+            k: v for k, v in params.items() if str(k).strip().casefold().replace("_", "-")
+            not in house_keys
+        }
+        shown = ", ".join(f"{_one_line(str(k))}={_one_line(str(v))}" for k, v in other.items())
+        if shown:
+            lines.append(("Duel settings", shown))
     return lines
 
 
@@ -346,7 +392,7 @@ def _ruleset_title(ruleset_id: str) -> str:
 OddsTable = Sequence[tuple[str, str, Mapping[str, Fraction]]]
 
 
-def odds_dict(table: OddsTable, *, ruleset: str = "rule-2.14") -> dict[str, Any]:
+def odds_dict(table: OddsTable, *, ruleset: str = DEFAULT_RULESET_ID) -> dict[str, Any]:
     """The `duelbot odds --json` shape; fractions as str(Fraction), zero outcomes left out."""
     return {
         "ruleset": ruleset,

@@ -188,17 +188,6 @@ RULESET_PACKAGES = {
 RULESET_MENTION_ALLOWANCE: dict[str, int] = {
     "bot/rules/__init__.py": 3,  # re-exports the packages for `from bot.rules import foeq`
     "bot/cli.py": 2,  # the rule 2.14 and By This Axe odds flags, rule 2.14's short round
-    "bot/config.py": 1,
-    "bot/discord/cogs/commander.py": 1,
-    "bot/discord/cogs/intake.py": 1,
-    "bot/discord/cogs/odds.py": 1,
-    "bot/discord/cogs/workers.py": 3,
-    "bot/discord/posts.py": 7,
-    "bot/discord/render.py": 1,
-    "bot/report.py": 2,
-    "bot/services/duels.py": 4,
-    "bot/services/profiles.py": 1,
-    "bot/services/settings.py": 1,
 }
 
 

@@ -18,7 +18,11 @@ from typing import Any
 
 import discord
 
-from bot.report import move_label, outcome_text, purpose_label, rules_in_force
+from bot.report import house_rules_text, move_label, outcome_text, purpose_label, rules_in_force
+from bot.rules.base import Ruleset
+from bot.rules.errors import RulesError
+from bot.rules.registry import DEFAULT_RULESET_ID
+from bot.rules.registry import get as get_ruleset
 
 # Discord's embed limits.
 TITLE_MAX = 256
@@ -277,6 +281,7 @@ def duel_start(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
         ),
         colour=COLOUR_INFO,
     )
+    rules = _ruleset_of(payload)
     for side in ("a", "b"):
         entry = payload.get(side)
         stats = entry if isinstance(entry, Mapping) else {}
@@ -284,14 +289,14 @@ def duel_start(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
         who = f"<@{uid}>" if uid is not None else _name(payload, side)
         embed.add_field(
             name=f"{side.upper()}: {_name(payload, side)}",
-            value=f"{who}\n{_sheet_text(stats)}",
+            value=f"{who}\n{fighter_text(rules, stats)}",
             inline=True,
         )
     options = payload.get("options")
     if isinstance(options, Mapping):
         embed.add_field(
             name="Rules fixed for this duel",
-            value=rules_text(str(payload["ruleset"]), options),
+            value=rules_text(_ruleset_id(payload), options),
             inline=False,
         )
     return _mentions(payload), [embed]
@@ -305,16 +310,13 @@ def rules_text(ruleset: str, options: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _sheet_text(stats: Mapping[str, Any]) -> str:
-    """Rule 2.14's STR/AGI, or another ruleset's sheet fields."""
-    if "str" in stats or "agi" in stats:
-        return f"STR {stats.get('str', '?')} · AGI {stats.get('agi', '?')}"
-    shown = [
-        f"{safe(str(k), 20)} {safe(str(v), 30)}"
-        for k, v in stats.items()
-        if k not in ("user_id", "name") and not isinstance(v, Mapping | list)
-    ]
-    return " · ".join(shown[:8]) or "—"
+def fighter_text(rules: Ruleset | None, stats: Mapping[str, Any]) -> str:
+    """A duellist as their ruleset summarises them (``fighter_summary``), one line."""
+    if rules is None:
+        return "—"
+    summary = rules.fighter_summary(stats)
+    shown = [f"{safe(label, 30)} {safe(value, 60)}" for label, value in summary]
+    return " · ".join(shown[:10]) or "—"
 
 
 def round_open(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
@@ -355,15 +357,21 @@ def round_open(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Emb
     return (content if mentions else None), [embed]
 
 
-_RULESET_NAMES = {
-    "rule-2.14": "rule 2.14",
-    "by-this-axe": "By This Axe",
-    "foeq-spell-duel": "FoEQ p20",
-}
+def _ruleset_id(payload: Mapping[str, Any]) -> str:
+    """The payload's ruleset; rows written before payloads named one were the default's."""
+    return str(payload.get("ruleset") or DEFAULT_RULESET_ID)
+
+
+def _ruleset_of(payload: Mapping[str, Any]) -> Ruleset | None:
+    try:
+        return get_ruleset(_ruleset_id(payload))
+    except RulesError:
+        return None
+
 
 def _ruleset_name(payload: Mapping[str, Any]) -> str:
-    ruleset = str(payload.get("ruleset") or "rule-2.14")
-    return _RULESET_NAMES.get(ruleset, safe(ruleset, 40))
+    rules = _ruleset_of(payload)
+    return safe(rules.short_name(), 60) if rules is not None else safe(_ruleset_id(payload), 40)
 
 
 _REASONS = {
@@ -376,14 +384,14 @@ _REASONS = {
 def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
     result = payload.get("result")
     data: Mapping[str, Any] = result if isinstance(result, Mapping) else {}
-    ruleset = str(data.get("ruleset") or "rule-2.14")
+    ruleset = str(data.get("ruleset") or DEFAULT_RULESET_ID)
     names = {"a": _name(payload, "a"), "b": _name(payload, "b")}
     round_no = payload.get("round_no", "?")
     outcome = str(data.get("outcome") or "?")
     choices = data.get("choices")
     moves: Mapping[str, Any] = choices if isinstance(choices, Mapping) else {}
 
-    summary = outcome_text(outcome, names["a"], names["b"])
+    summary = outcome_text(outcome, names["a"], names["b"], ruleset)
     reason = _REASONS.get(str(payload.get("reason")), str(payload.get("reason") or "closed"))
     description = f"**{summary}.**\nRound {round_no} was {safe(reason, 200)}."
     follows = payload.get("follows_undo")
@@ -427,9 +435,15 @@ def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
     raw_log = data.get("log")
     log_lines = [f"• {safe(line, 900)}" for line in (raw_log if isinstance(raw_log, list) else [])]
     for name, value in _line_fields(
-        f"Adjudication ({_RULESET_NAMES.get(ruleset, ruleset)})", log_lines or ["—"], 3
+        f"Adjudication ({_ruleset_name({'ruleset': ruleset})})", log_lines or ["—"], 3
     ):
         embed.add_field(name=name, value=value, inline=False)
+    options = data.get("options")
+    house = house_rules_text(
+        ruleset, options.get("house_rules") if isinstance(options, Mapping) else None
+    )
+    if house:
+        embed.add_field(name="House rules", value=safe(house, 900), inline=False)
 
     ended = bool(payload.get("ended", data.get("ended")))
     winner = payload.get("winner_name")
@@ -579,11 +593,33 @@ def _how_to_move(payload: Mapping[str, Any]) -> str:
     return "Pick your move with a button below, or reply with its name"
 
 
+_CODE_SPAN = re.compile(r"`([^`]{1,40})`")
+
+
 def _example_move(payload: Mapping[str, Any]) -> str:
+    """The example in a DM prompt: the ruleset's own (the last choice its help text shows)
+    when it is legal now, else the first legal choice."""
+    listed = [str(m.get("id", "")) for m in _listed_moves(payload)]
+    shown = _CODE_SPAN.findall(_help_of(payload))
+    if shown and shown[-1] in listed:
+        return safe(shown[-1], 40)
+    return safe(listed[0], 40) if listed else "help"
+
+
+def _help_paragraph(payload: Mapping[str, Any]) -> str:
+    """The ruleset's help (how to answer) when the buttons cannot list every choice."""
     listed = _listed_moves(payload)
-    if not listed or payload.get("ruleset", "rule-2.14") == "rule-2.14":
-        return "evade"
-    return safe(str(listed[0].get("id", "")), 40)
+    help_text = _help_of(payload)
+    if help_text and (not listed or len(listed) > MAX_BUTTONS):
+        return f"\n\n{truncate(help_text, 1000)}"
+    return ""
+
+
+def _help_of(payload: Mapping[str, Any]) -> str:
+    """The ruleset's general help (how to answer), from the registry: payloads never carry
+    text that names moves."""
+    rules = _ruleset_of(payload)
+    return rules.help_text() if rules is not None else ""
 
 
 def dm_prompt(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
@@ -614,7 +650,7 @@ def dm_prompt(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embe
             f"{_deadline_text(payload)}\n\n"
             f"{_how_to_move(payload)} (for example `{_example_move(payload)}`, or "
             f"`#{duel_id} {_example_move(payload)}` if you are in several duels). "
-            "Your move stays secret until the round closes."
+            "Your move stays secret until the round closes." + _help_paragraph(payload)
         ),
         colour=COLOUR_INFO,
     )

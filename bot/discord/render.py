@@ -7,15 +7,17 @@ only who has moved.
 from __future__ import annotations
 
 from datetime import datetime
-from fractions import Fraction
 
 import discord
 
-from bot.discord.posts import escape_links, rules_text
-from bot.report import outcome_text
-from bot.rules.rule_2_14 import LABELS, MOVES
+from bot.discord.posts import escape_links, fighter_text, rules_text
+from bot.report import move_label, outcome_text
+from bot.rules import registry
+from bot.rules.base import Ruleset
+from bot.rules.errors import RulesError
 from bot.services.views import (
     DuelHistory,
+    DuelOdds,
     DuelView,
     ProfileView,
     RoundStatus,
@@ -46,7 +48,7 @@ def deadline_text(when: datetime | None) -> str:
 def receipt_text(receipt: SubmissionReceipt) -> str:
     where = f"duel #{receipt.duel_id}, round {receipt.round_no}"
     if receipt.changed_from is not None:
-        before = LABELS.get(receipt.changed_from, receipt.changed_from)
+        before = receipt.changed_from_label or receipt.changed_from
         head = f"Move changed from **{before}** to **{receipt.move_label}** for {where}."
     else:
         head = f"Move received: **{receipt.move_label}** for {where}."
@@ -58,17 +60,29 @@ def receipt_text(receipt: SubmissionReceipt) -> str:
     return "\n".join(lines)
 
 
+def ruleset_of(ruleset_id: str) -> Ruleset | None:
+    try:
+        return registry.get(ruleset_id)
+    except RulesError:
+        return None
+
+
 def moves_help() -> str:
-    return ", ".join(f"`{m.id}` ({'/'.join(m.aliases)})" for m in MOVES)
+    """How to answer, in each ruleset's words (DM help)."""
+    return " ".join(rules.help_text() for rules in registry.all_rulesets())
 
 
 def profile_text(profile: ProfileView) -> str:
+    """Every sheet of the member, as each ruleset summarises it."""
     parts = []
-    if profile.strength is not None:
-        parts.append(f"STR {profile.strength}, AGI {profile.agility}")
     for ruleset_id, sheet in sorted(profile.sheets.items()):
-        fields = ", ".join(f"{k} {safe(str(v), 40)}" for k, v in sorted(sheet.items()))
-        parts.append(f"{ruleset_id}: {fields}")
+        rules = ruleset_of(ruleset_id)
+        if rules is None:
+            continue
+        summary = ", ".join(
+            f"{safe(label, 30)} {safe(value, 40)}" for label, value in rules.fighter_summary(sheet)
+        )
+        parts.append(f"{safe(rules.title, 40)} ({rules.id}): {summary or '—'}")
     return f"**{safe(profile.display_name)}**: " + ("; ".join(parts) or "no stats yet")
 
 
@@ -122,10 +136,11 @@ def duel_state_text(duel: DuelView) -> str:
 
 def duel_embed(duel: DuelView) -> discord.Embed:
     embed = discord.Embed(title=duel_title(duel), colour=COLOUR)
+    rules = ruleset_of(duel.ruleset)
     for d in (duel.a, duel.b):
         embed.add_field(
             name=f"{d.side.upper()}: {safe(d.name)}",
-            value=f"<@{d.user_id}>\nSTR {d.strength}, AGI {d.agility}",
+            value=f"<@{d.user_id}>\n{fighter_text(rules, d.sheet)}",
         )
     embed.add_field(name="State", value=duel_state_text(duel), inline=False)
     embed.add_field(name="Rounds played", value=str(duel.rounds_played))
@@ -193,10 +208,12 @@ def history_text(history: DuelHistory) -> str:
             result = r.result or {}
             choices = result.get("choices", {})
             labels = result.get("labels") or {
-                s: LABELS.get(choices.get(s) or "", "no move") for s in ("a", "b")
+                s: move_label(duel.ruleset, choices.get(s)) for s in ("a", "b")
             }
             moves = " vs ".join(str(labels.get(s, "no move")) for s in ("a", "b"))
-            text = outcome_text(r.outcome or "", safe(duel.a.name), safe(duel.b.name))
+            text = outcome_text(
+                r.outcome or "", safe(duel.a.name), safe(duel.b.name), duel.ruleset
+            )
             undone = ""
             if r.status == "undone":
                 by = f" by <@{r.undone_by}>" if r.undone_by is not None else ""
@@ -208,21 +225,23 @@ def history_text(history: DuelHistory) -> str:
     return "\n".join(lines)[:1900]
 
 
-def odds_text(duel: DuelView | None, table: list[tuple[str, str, dict[str, Fraction]]]) -> str:
+def short_outcome(outcome: str, a_name: str, b_name: str) -> str:
+    """An outcome id in a few words for a table cell ("a_wins" -> "Ann wins", "both_retreat"
+    -> "both retreat"): the ids name sides as a_/b_ in every ruleset."""
+    words = outcome.split("_")
+    if words and words[0] in ("a", "b"):
+        words[0] = a_name if words[0] == "a" else b_name
+    return " ".join(words)
+
+
+def odds_text(odds: DuelOdds) -> str:
     """A compact odds table for Discord (percentages; exact fractions are in the CLI)."""
-    a = safe(duel.a.name, 30) if duel else "A"
-    b = safe(duel.b.name, 30) if duel else "B"
-    short = {
-        "a_wins": f"{a} wins",
-        "b_wins": f"{b} wins",
-        "a_retreats": f"{a} retreats",
-        "b_retreats": f"{b} retreats",
-        "both_retreat": "both retreat",
-        "locked": "locked",
-        "no_effect": "no effect",
-    }
+    duel = odds.duel
+    a, b = safe(duel.a.name, 30), safe(duel.b.name, 30)
     lines = []
-    for a_move, b_move, dist in table:
-        cells = ", ".join(f"{short[o]} {float(p) * 100:.1f}%" for o, p in dist.items())
-        lines.append(f"{LABELS[a_move]} vs {LABELS[b_move]}: {cells}")
+    for a_label, b_label, dist in odds.rows:
+        cells = ", ".join(
+            f"{short_outcome(o, a, b)} {float(p) * 100:.1f}%" for o, p in dist.items()
+        )
+        lines.append(f"{safe(a_label, 40)} vs {safe(b_label, 40)}: {cells}")
     return "\n".join(lines)

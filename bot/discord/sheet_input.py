@@ -15,7 +15,8 @@ from typing import Any
 from bot.services.errors import InvalidInput
 
 MAX_SHEET_TEXT = 1000
-_PAIR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,40})\s*[=:]\s*(.*)$")
+# Keys may contain '-': house rules are spelt so (`strong-against=auto-win`).
+_PAIR = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]{0,40})\s*[=:]\s*(.*)$")
 
 
 def _value(raw: str) -> Any:
@@ -61,7 +62,7 @@ def parse_sheet_fields(text: str) -> dict[str, Any]:
                 flat[key] = value
         return flat
     fields: dict[str, Any] = {}
-    for chunk in re.split(r"[;\s]+(?=[A-Za-z_][A-Za-z0-9_]*\s*[=:])", raw):
+    for chunk in re.split(r"[;\s]+(?=[A-Za-z_][A-Za-z0-9_-]*\s*[=:])", raw):
         chunk = chunk.strip().strip(";")
         if not chunk:
             continue

@@ -401,6 +401,29 @@ class Ruleset(ABC):
         """What happens before round 1 (none by default)."""
         return ()
 
+    def run_pre_duel_step(
+        self,
+        step_id: str,
+        a: Fighter,
+        b: Fighter,
+        inputs: Mapping[str, Any],
+        dice: DiceSource,
+    ) -> Any:
+        """Settle the pre-duel step ``step_id`` between ``a`` (who starts it) and ``b``.
+
+        Returns a frozen result with at least ``outcome`` (str), ``duel`` (bool: the duel is
+        fought), ``leadership_lost`` (bool: a penalty the services remember), ``roll`` (the
+        die rolled, or None), ``log`` and ``to_dict()``. ``inputs`` are the step's own
+        (the challenge: ``accepted``, ``units_in_contact``, ``leader_first_refusal``)."""
+        raise InvalidRoundInput(f"{self.title} has no pre-duel step {step_id!r}.")
+
+    # -- storage -----------------------------------------------------------------------------
+
+    #: (sheet field, profile column) pairs when this ruleset's sheet is stored in the profile's
+    #: own columns (rule 2.14's STR/AGI predate the per-ruleset sheets); empty: the sheet is
+    #: the profile's ``sheets[<ruleset id>]`` entry.
+    sheet_columns: tuple[tuple[str, str], ...] = ()
+
     # -- multi-step rulesets ---------------------------------------------------------------
     # A ruleset whose duel is a sequence of steps (who must choose, in secret or in the
     # open, changes from step to step) overrides these. The defaults describe rule 2.14 and
@@ -414,6 +437,14 @@ class Ruleset(ABC):
     def awaiting_sides(self, state: Any) -> tuple[Side, ...]:
         """The sides that must choose in the next round (step), in order."""
         return SIDES
+
+    def advances_at_once(self, state: Any) -> bool:
+        """True when the step about to be played in ``state`` is opened by the services as
+        soon as the previous one closes, and closed as soon as every awaited side has
+        chosen (no commander in between). Default: ``auto_advance``; a ruleset whose round
+        sometimes halts for a player's choice (By This Axe's victim picking the forfeited
+        dice) says so for those states only."""
+        return self.auto_advance
 
     def is_secret(self, state: Any) -> bool:
         """True when the next round's choices are secret until it closes."""

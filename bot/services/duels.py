@@ -29,12 +29,10 @@ from bot.db.models import (
     fits_id,
     utcnow,
 )
+from bot.rules import registry
 from bot.rules.base import Fighter, Ruleset, get_ruleset, ruleset_ids
-from bot.rules.by_this_axe import RULESET_ID as BY_THIS_AXE_ID
-from bot.rules.by_this_axe import challenge as settle_challenge
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
-from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
 from bot.services import ratings
 from bot.services.errors import (
     AmbiguousDuel,
@@ -54,6 +52,7 @@ from bot.services.views import (
     ChallengeOutcome,
     DuelHistory,
     DuellistView,
+    DuelOdds,
     DuelView,
     MemberRef,
     OpenDuelForUser,
@@ -66,9 +65,10 @@ from bot.services.views import (
 )
 
 SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
-# Profile entry remembering a By This Axe leader's first (penalised) refusal.
-REFUSALS_KEY = "by-this-axe:refusals"
+# The pre-duel step /duel challenge settles (the ruleset that declares it runs it).
+CHALLENGE_STEP = "challenge"
 MAX_REASON = 300
+ODDS_MAX_PAIRS = 25  # one table in one embed
 # The server settings that change an outcome: fixed in duels.options when a duel starts, so a
 # later /config change reaches only later duels. Each result stores them ("options").
 RULE_SETTINGS = ("change_of_choice", "missing_move", "locked_blocks_retreat")
@@ -87,8 +87,6 @@ def duel_view(
             s,
             user_id,
             str(d.get("name") or f"Duellist {s.upper()}"),
-            int(d.get("str", 0)),
-            int(d.get("agi", 0)),
             {k: v for k, v in d.items() if k != "name"},
         )
 
@@ -129,17 +127,52 @@ def _ruleset(ruleset_id: str) -> Ruleset:
         raise InvalidInput(exc.message) from None
 
 
-def profile_sheet(profile: DuellistProfile | None, ruleset_id: str) -> dict[str, Any] | None:
-    """A duellist's sheet for a ruleset: rule 2.14 uses the STR/AGI columns, every other
-    ruleset its entry in the profile's ``sheets``."""
+def profile_sheet(profile: DuellistProfile | None, rules: Ruleset) -> dict[str, Any] | None:
+    """A duellist's sheet for a ruleset: its entry in the profile's ``sheets``, or the
+    profile's own columns for a ruleset that declares them (``sheet_columns``)."""
     if profile is None:
         return None
-    if ruleset_id == RULE_2_14_ID:
-        if profile.strength is None or profile.agility is None:
-            return None
-        return {"str": profile.strength, "agi": profile.agility}
-    sheet = (profile.sheets or {}).get(ruleset_id)
+    if rules.sheet_columns:
+        values = {field: getattr(profile, column) for field, column in rules.sheet_columns}
+        return None if any(v is None for v in values.values()) else values
+    sheet = (profile.sheets or {}).get(rules.id)
     return dict(sheet) if isinstance(sheet, dict) else None
+
+
+def refusals_key(rules: Ruleset) -> str:
+    """The profile ``sheets`` entry remembering a pre-duel penalty (a leader's first refused
+    challenge) for ``rules``."""
+    return f"{rules.id}:refusals"
+
+
+def challenge_ruleset() -> Ruleset:
+    """The ruleset whose duels begin with a challenge (it declares the pre-duel step)."""
+    for rules in registry.all_rulesets():
+        if any(step.id == CHALLENGE_STEP for step in rules.pre_duel_steps()):
+            return rules
+    raise InvalidInput("No duel system with a challenge step is installed.")
+
+
+def house_rules_in_force(rules: Ruleset, params: Mapping[str, Any], state: Any) -> dict[str, str]:
+    """The house rules a duel starts with: those ``params`` name, validated (InvalidInput
+    naming the key and the allowed values), what the new state recorded (a legacy param
+    such as ``trick_takes`` may set one), defaults for the rest."""
+    try:
+        explicit = rules.explicit_house_rules(params)
+        recorded = state.to_dict().get("house_rules")
+        if isinstance(recorded, Mapping):
+            explicit = {**rules.explicit_house_rules(recorded), **explicit}
+        return rules.parse_house_rules(explicit)
+    except RulesError as exc:
+        raise InvalidInput(exc.message) from None
+
+
+def adjudication_settings(rules_in_force: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``make_options`` gets at a close: the server settings the adjudicator takes and
+    the duel's house rules (older duels have none recorded: their state's own apply)."""
+    used = {key: rules_in_force[key] for key in ADJUDICATION_OPTIONS if key in rules_in_force}
+    house = rules_in_force.get("house_rules")
+    return {**used, **(dict(house) if isinstance(house, Mapping) else {})}
 
 
 def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> list[dict[str, str]]:
@@ -150,7 +183,7 @@ def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> list[di
 
 
 def no_sheet_message(name: str, rules: Ruleset) -> str:
-    if rules.id == RULE_2_14_ID:
+    if rules.sheet_columns:
         return no_stats_message(name)
     return (
         f"{clean_name(name)} has no {rules.title} sheet in this server yet: a commander sets "
@@ -349,6 +382,45 @@ class DuelService:
                 return []
             return legal_moves(duel.ruleset, duel.state, side)
 
+    async def odds(self, duel_id: int, scope: DuelScope) -> DuelOdds:
+        """Exact odds of each pair of legal choices in the duel's next round, under the
+        rules fixed for it. Only for a round where both sides choose from at most
+        ODDS_MAX_PAIRS pairs and the state holds no secret (a multi-step ruleset's does)."""
+        async with self._db.transaction() as session:
+            duel = await self._get_duel(session, duel_id, None, scope=scope)
+            view = await self._view(session, duel)
+            rules = _ruleset(duel.ruleset)
+            state = rules.state_from_dict(duel.state)
+            hint = (
+                f"`duelbot odds --ruleset {rules.id} --help` computes the odds of chosen moves "
+                "exactly."
+            )
+            if duel.status != "live":
+                raise InvalidInput(f"Duel #{duel.id} has ended: no round is left to play.")
+            if rules.auto_advance or tuple(rules.awaiting_sides(state)) != ("a", "b"):
+                raise InvalidInput(
+                    f"Duel #{duel.id} is {rules.title}: its odds depend on choices made step "
+                    f"by step, some of them secret; {hint}"
+                )
+            a_moves = rules.moves(state, "a")
+            b_moves = rules.moves(state, "b")
+            if not a_moves or not b_moves or len(a_moves) * len(b_moves) > ODDS_MAX_PAIRS:
+                raise InvalidInput(
+                    f"Duel #{duel.id} has too many choices for one table "
+                    f"({len(a_moves)} x {len(b_moves)}); {hint}"
+                )
+            options = rules.make_options(adjudication_settings(self._rules_of(duel)))
+            rows = []
+            for a_move in a_moves:
+                for b_move in b_moves:
+                    dist = rules.outcome_distribution(
+                        state, {"a": a_move.id, "b": b_move.id}, options
+                    )
+                    rows.append(
+                        (a_move.label, b_move.label, {o: p for o, p in dist.items() if p})
+                    )
+            return DuelOdds(view, tuple(rows))
+
     async def round_status(self, duel_id: int, guild_id: int | None = None) -> RoundStatus:
         """Who has moved in the open round: never what, and never when."""
         async with self._db.transaction() as session:
@@ -485,15 +557,18 @@ class DuelService:
         fighters = {}
         for side, member in (("a", a), ("b", b)):
             profile = await queries.profile(session, guild_id, member.user_id)
-            sheet = profile_sheet(profile, rules.id)
+            sheet = profile_sheet(profile, rules)
             if sheet is None:
                 raise NotFound(no_sheet_message(member.name, rules))
             fighters[side] = Fighter(clean_name(member.name), sheet)
         settings = await load_settings_row(session, guild_id, self._defaults)
         try:
+            # House-rule values first: their error names the key and its allowed values.
+            rules.explicit_house_rules(dict(params or {}))
             state = rules.initial_state(fighters["a"], fighters["b"], dict(params or {}))
         except RulesError as exc:
             raise InvalidInput(exc.message) from None
+        house = house_rules_in_force(rules, dict(params or {}), state)
         duel = Duel(
             guild_id=guild_id,
             channel_id=channel_id,
@@ -505,6 +580,8 @@ class DuelService:
             options={
                 **{key: getattr(settings, key) for key in RULE_SETTINGS},
                 **({"params": _json_safe(params)} if params else {}),
+                # Every house rule in force (given or default), passed at each close.
+                **({"house_rules": house} if house else {}),
             },
             status="live",
             locked=False,
@@ -552,37 +629,45 @@ class DuelService:
         accepted: bool,
         units_in_contact: bool,
     ) -> ChallengeOutcome:
-        """By This Axe: settle a challenge (docs/rules/by-this-axe.md). A refusal may be
+        """Settle a challenge, the pre-duel step of the ruleset that declares one (By This
+        Axe; see its docs under docs/rules/). A refusal may be
         overturned by the force roll (d6 1-3, units in contact); a leader's first refusal
         costs his leadership for the turn and is remembered, later refusals are free. When a
         duel is fought, it starts in the same transaction. Announced through the outbox; the
         force roll uses a fresh seed, revealed in the post, label duel:0:round:0:roll:0."""
         if challenger.user_id == challenged.user_id:
             raise InvalidInput("A member cannot challenge themselves.")
-        rules = _ruleset(BY_THIS_AXE_ID)
+        rules = challenge_ruleset()
         async with self._db.transaction() as session:
             fighters = {}
             profiles = {}
             for side, member in (("a", challenger), ("b", challenged)):
                 profile = await queries.profile(session, guild_id, member.user_id)
-                sheet = profile_sheet(profile, rules.id)
+                sheet = profile_sheet(profile, rules)
                 if profile is None or sheet is None:
                     raise NotFound(no_sheet_message(member.name, rules))
                 profiles[side] = profile
                 fighters[side] = Fighter(clean_name(member.name), sheet)
-            record = dict((profiles["b"].sheets or {}).get(REFUSALS_KEY) or {})
+            key = refusals_key(rules)
+            record = dict((profiles["b"].sheets or {}).get(key) or {})
             seed = new_seed()
-            result = settle_challenge(
-                fighters["a"],
-                fighters["b"],
-                accepted,
-                units_in_contact,
-                leader_first_refusal=not record.get("refused_before", False),
-                dice=FairDice(seed, 0, 0),
-            )
-            if result.declined and fighters["b"].sheet.get("leader"):
+            try:
+                result = rules.run_pre_duel_step(
+                    CHALLENGE_STEP,
+                    fighters["a"],
+                    fighters["b"],
+                    {
+                        "accepted": accepted,
+                        "units_in_contact": units_in_contact,
+                        "leader_first_refusal": not record.get("refused_before", False),
+                    },
+                    FairDice(seed, 0, 0),
+                )
+            except RulesError as exc:
+                raise InvalidInput(exc.message) from None
+            if result.leadership_lost:  # a leader's first refusal: later ones are free
                 record["refused_before"] = True
-                profiles["b"].sheets = {**(profiles["b"].sheets or {}), REFUSALS_KEY: record}
+                profiles["b"].sheets = {**(profiles["b"].sheets or {}), key: record}
             duel = None
             if result.duel:
                 duel = await self._start(
@@ -836,7 +921,7 @@ class DuelService:
             await session.flush()
             other = "b" if side == "a" else "a"
             closed = None
-            if ruleset.auto_advance:
+            if ruleset.advances_at_once(state):
                 # A step closes as soon as every awaited side has chosen (and the next opens).
                 sides = await queries.current_submissions(session, rnd.id)
                 if set(awaiting) <= set(sides):
@@ -856,6 +941,9 @@ class DuelService:
                 deadline=rnd.deadline,
                 opponent_name=duel.state[other]["name"],
                 closed=closed,
+                changed_from_label=(
+                    None if changed_from is None else ruleset.choice_label(changed_from)
+                ),
             )
 
     async def _refuse_past_change_cap(
@@ -927,7 +1015,7 @@ class DuelService:
     ) -> RoundClosed:
         submissions = await queries.current_submissions(session, rnd.id)
         rules_in_force = self._rules_of(duel)
-        used = {key: rules_in_force[key] for key in ADJUDICATION_OPTIONS}
+        used = adjudication_settings(rules_in_force)
         follows = await self._undo_before(session, duel, rnd)
         ruleset = _ruleset(duel.ruleset)
         choices: dict[str, str | None] = {
@@ -1039,7 +1127,7 @@ class DuelService:
             )
         if result.ended:
             await self._write_back_sheets(session, duel, ruleset, result.state, on_behalf_of)
-        elif ruleset.auto_advance:
+        elif ruleset.advances_at_once(result.state):
             # The next step opens at once, with its own seed; a step with a deadline is
             # followed by one of the same length.
             deadline = None

@@ -1,4 +1,8 @@
-"""Duellist profiles (STR and AGI per server), set by commanders."""
+"""Duellist profiles: each ruleset's sheet per member and server, set by commanders.
+
+A ruleset's sheet lives in the profile's ``sheets`` JSON under its id, or, for a ruleset
+that declares ``sheet_columns`` (rule 2.14's STR/AGI predate the JSON), in those columns.
+Nothing here names a ruleset: `/stats` is the sheet of the ruleset stored in the columns."""
 
 from __future__ import annotations
 
@@ -11,22 +15,46 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import DuellistProfile
-from bot.rules.base import get_ruleset
-from bot.rules.errors import InvalidStats, RulesError
-from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
-from bot.rules.rule_2_14 import check_stat
+from bot.rules import registry
+from bot.rules.base import Ruleset, get_ruleset
+from bot.rules.errors import RulesError
 from bot.services.errors import ConflictOfInterest, InvalidInput, NotFound
 from bot.services.views import MemberRef, ProfileView
 
 
+def column_sheet(row: DuellistProfile, rules: Ruleset) -> dict[str, Any] | None:
+    """``rules``' sheet from the profile's columns (None: unset, or not stored there)."""
+    if not rules.sheet_columns:
+        return None
+    values = {name: getattr(row, column) for name, column in rules.sheet_columns}
+    return None if any(v is None for v in values.values()) else values
+
+
+def stats_ruleset() -> Ruleset:
+    """The ruleset whose sheet `/stats` sets and shows: the one stored in the columns."""
+    for rules in registry.all_rulesets():
+        if rules.sheet_columns:
+            return rules
+    raise InvalidInput("No duel system keeps its sheet in the stats columns; use `/sheet`.")
+
+
 def profile_view(row: DuellistProfile) -> ProfileView:
+    sheets = {
+        key: value
+        for key, value in (row.sheets or {}).items()
+        if isinstance(value, dict) and key in registry.ids()  # not a remembered penalty
+    }
+    for rules in registry.all_rulesets():
+        stored = column_sheet(row, rules)
+        if stored is not None:
+            sheets[rules.id] = stored
     return ProfileView(
         guild_id=row.guild_id,
         user_id=row.user_id,
         display_name=row.display_name,
         strength=row.strength,
         agility=row.agility,
-        sheets=dict(row.sheets or {}),
+        sheets=dict(sorted(sheets.items())),
     )
 
 
@@ -43,47 +71,18 @@ class ProfileService:
     async def set_stats(
         self, guild_id: int, actor_id: int, member: MemberRef, strength: int, agility: int
     ) -> ProfileView:
-        refuse_own_profile(actor_id, member, "stats")
-        try:
-            strength = check_stat("STR", strength)
-            agility = check_stat("AGI", agility)
-        except InvalidStats as exc:
-            raise InvalidInput(exc.message) from None
-        async with self._db.transaction() as session:
-            row = await self._locked_row(session, guild_id, member.user_id)
-            before = None if row is None else {"str": row.strength, "agi": row.agility}
-            if row is None:
-                row = DuellistProfile(
-                    guild_id=guild_id,
-                    user_id=member.user_id,
-                    display_name=clean_name(member.name),
-                    strength=strength,
-                    agility=agility,
-                    sheets={},
-                    updated_by=actor_id,
-                )
-                session.add(row)
-            else:
-                row.display_name = clean_name(member.name)
-                row.strength, row.agility, row.updated_by = strength, agility, actor_id
-            queries.audit(
-                session,
-                guild_id=guild_id,
-                actor_id=actor_id,
-                action="stats.set",
-                details={
-                    "user_id": member.user_id,
-                    "before": before,
-                    "after": {"str": strength, "agi": agility},
-                },
-            )
-            await session.flush()
-            return profile_view(row)
+        """`/stats set`: the sheet of the ruleset stored in the profile's columns, its two
+        fields in order (rule 2.14's STR and AGI)."""
+        rules = stats_ruleset()
+        names = [name for name, _ in rules.sheet_columns]
+        fields = dict(zip(names, (strength, agility), strict=False))
+        return await self.set_sheet(guild_id, actor_id, member, rules.id, fields)
 
     async def get_stats(self, guild_id: int, member: MemberRef) -> ProfileView:
+        rules = stats_ruleset()
         async with self._db.transaction() as session:
             row = await queries.profile(session, guild_id, member.user_id)
-            if row is None or row.strength is None:
+            if row is None or column_sheet(row, rules) is None:
                 raise NotFound(no_stats_message(member.name))
             return profile_view(row)
 
@@ -95,22 +94,25 @@ class ProfileService:
         ruleset_id: str,
         fields: Mapping[str, Any],
     ) -> ProfileView:
-        """Set (merge) a duellist's sheet for a ruleset other than rule 2.14, validated by
-        the ruleset; audited."""
-        refuse_own_profile(actor_id, member, "sheet")
+        """Set (merge) a duellist's sheet for a ruleset, validated by the ruleset; audited.
+        A ruleset with ``sheet_columns`` keeps it in those columns (`/stats`)."""
+        refuse_own_profile(actor_id, member, "stats" if _in_columns(ruleset_id) else "sheet")
         try:
             rules = get_ruleset(ruleset_id)
         except RulesError as exc:
             raise InvalidInput(exc.message) from None
-        if rules.id == RULE_2_14_ID:
-            raise InvalidInput("Rule 2.14 stats are set with `/stats set member str agi`.")
         async with self._db.transaction() as session:
             row = await self._locked_row(session, guild_id, member.user_id)
-            current = dict((row.sheets or {}).get(rules.id, {})) if row is not None else {}
+            current = _stored_sheet(row, rules)
             try:
                 sheet = rules.validate_sheet({**current, **fields})
             except RulesError as exc:
                 raise InvalidInput(exc.message) from None
+            if rules.sheet_columns:
+                row = await self._save_columns(
+                    session, row, guild_id, actor_id, member, rules, sheet
+                )
+                return profile_view(row)
             if row is None:
                 row = DuellistProfile(
                     guild_id=guild_id,
@@ -141,14 +143,57 @@ class ProfileService:
             return profile_view(row)
 
     async def get_sheet(self, guild_id: int, member: MemberRef, ruleset_id: str) -> dict[str, Any]:
+        try:
+            rules = get_ruleset(ruleset_id)
+        except RulesError as exc:
+            raise InvalidInput(exc.message) from None
         async with self._db.transaction() as session:
             row = await queries.profile(session, guild_id, member.user_id)
-            sheet = (row.sheets or {}).get(ruleset_id) if row is not None else None
-            if not isinstance(sheet, dict):
+            sheet = _stored_sheet(row, rules)
+            if not sheet:
                 raise NotFound(
-                    f"{clean_name(member.name)} has no {ruleset_id} sheet in this server yet."
+                    f"{clean_name(member.name)} has no {rules.title} sheet in this server yet."
                 )
-            return dict(sheet)
+            return sheet
+
+    async def _save_columns(
+        self,
+        session: AsyncSession,
+        row: DuellistProfile | None,
+        guild_id: int,
+        actor_id: int,
+        member: MemberRef,
+        rules: Ruleset,
+        sheet: Mapping[str, Any],
+    ) -> DuellistProfile:
+        """A column-stored sheet (`/stats`): the columns set, audited as stats.set."""
+        before = None if row is None else column_sheet(row, rules)
+        if row is None:
+            row = DuellistProfile(
+                guild_id=guild_id,
+                user_id=member.user_id,
+                display_name=clean_name(member.name),
+                sheets={},
+                updated_by=actor_id,
+            )
+            session.add(row)
+        row.display_name = clean_name(member.name)
+        for name, column in rules.sheet_columns:
+            setattr(row, column, sheet[name])
+        row.updated_by = actor_id
+        queries.audit(
+            session,
+            guild_id=guild_id,
+            actor_id=actor_id,
+            action="stats.set",
+            details={
+                "user_id": member.user_id,
+                "before": before,
+                "after": {name: sheet[name] for name, _ in rules.sheet_columns},
+            },
+        )
+        await session.flush()
+        return row
 
     @staticmethod
     async def _locked_row(
@@ -177,3 +222,20 @@ def no_stats_message(name: str) -> str:
         f"{clean_name(name)} has no stats in this server yet: a commander sets them with "
         "`/stats set member:<member> str:<number> agi:<number>`."
     )
+
+
+def _in_columns(ruleset_id: str) -> bool:
+    try:
+        return bool(get_ruleset(ruleset_id).sheet_columns)
+    except RulesError:
+        return False
+
+
+def _stored_sheet(row: DuellistProfile | None, rules: Ruleset) -> dict[str, Any]:
+    """``rules``' sheet as stored in ``row`` ({} when none)."""
+    if row is None:
+        return {}
+    if rules.sheet_columns:
+        return column_sheet(row, rules) or {}
+    stored = (row.sheets or {}).get(rules.id)
+    return dict(stored) if isinstance(stored, dict) else {}

@@ -10,9 +10,12 @@ from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import GuildSettings
-from bot.rules.rule_2_14 import MISSING_MOVE_POLICIES
 from bot.services.errors import InvalidInput
 from bot.services.views import SettingsView
+
+# What a duel does with a side that sent no move by the close; every ruleset's make_options
+# reads this server setting.
+MISSING_MOVE_POLICIES = ("none", "forfeit")
 
 SETTING_KEYS = (
     "change_of_choice",

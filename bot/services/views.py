@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
 
@@ -31,9 +32,10 @@ class ProfileView:
     guild_id: int
     user_id: int
     display_name: str
-    strength: int | None  # rule 2.14 stats, None when unset
+    strength: int | None  # the profile's legacy stat columns (a ruleset's sheet_columns)
     agility: int | None
-    sheets: dict[str, Any] = field(default_factory=dict)  # other rulesets, by ruleset id
+    # Every sheet by ruleset id, those stored in the columns included.
+    sheets: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +43,6 @@ class DuellistView:
     side: str
     user_id: int
     name: str
-    strength: int  # rule 2.14 STR (0 for rulesets without it)
-    agility: int  # rule 2.14 AGI (0 for rulesets without it)
     # The ruleset's own view of this duellist (its state's "a"/"b" object, name left out).
     sheet: dict[str, Any] = field(default_factory=dict)
 
@@ -129,6 +129,16 @@ class SubmissionReceipt:
     opponent_name: str
     # Set when config close_when_all_submitted closed the round with this move.
     closed: RoundClosed | None = None
+    changed_from_label: str | None = None  # the ruleset's label of changed_from
+
+
+@dataclass(frozen=True, slots=True)
+class DuelOdds:
+    """Exact odds of every pair of legal choices in a duel's next round: (A's label, B's
+    label, {outcome: probability}) per pair, probabilities of 0 left out."""
+
+    duel: DuelView
+    rows: tuple[tuple[str, str, dict[str, Fraction]], ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ async def test_a_whole_by_this_axe_duel(fake_discord: FakeDiscord, database: Dat
             ruleset="by-this-axe",
             fields="character=champion armor_save=5 wounds=2",
         )
-        assert "by-this-axe" in reply.content and "champion" in reply.content
+        assert "by-this-axe" in reply.content and "champion" in reply.content.lower()
         reply = await w.slash(
             w.commander,
             "sheet",
@@ -34,7 +34,7 @@ async def test_a_whole_by_this_axe_duel(fake_discord: FakeDiscord, database: Dat
             ruleset="by-this-axe",
             fields="character=hero wounds=1",
         )
-        assert "hero" in reply.content
+        assert "hero" in reply.content.lower()
         bad = await w.slash(
             w.commander,
             "sheet",
@@ -45,8 +45,16 @@ async def test_a_whole_by_this_axe_duel(fake_discord: FakeDiscord, database: Dat
         )
         assert "dragon" in bad.content and "hero" in bad.content  # names what is allowed
 
+        # Parry first: this duel's rounds never halt for a victim's choice (that step has
+        # its own test in test_house_rules.py).
         reply = await w.slash(
-            w.commander, "duel", "start", a=w.ann.id, b=w.bob.id, ruleset="by-this-axe"
+            w.commander,
+            "duel",
+            "start",
+            a=w.ann.id,
+            b=w.bob.id,
+            ruleset="by-this-axe",
+            params="forfeit=parry-first",
         )
         duel_id = int(reply.content.split("Duel #")[1].split()[0])
         ann_dms = bob_dms = 0

@@ -53,6 +53,10 @@ def duel(
     round_no: int = 1,
     **params: Any,
 ) -> DuelState:
+    # These tests are of the rounds without the victim's step (forfeit = victim-chooses,
+    # the default, has its own tests in test_house_rules.py): parry first unless named.
+    if not {"forfeit", "trick_takes"} & set(params):
+        params["forfeit"] = "parry-first"
     state = R.initial_state(a or fighter("Conan"), b or fighter("Kull"), params)
     return DuelState(
         a=state.a, b=state.b, round_no=round_no, allot_all=state.allot_all,

@@ -120,7 +120,7 @@ def test_pre_duel_steps() -> None:
 def test_house_rules_declared_with_defaults() -> None:
     assert [(r.key, r.values, r.default) for r in BY_THIS_AXE.house_rules()] == [
         ("flight", ("before-blows", "after-blows"), "before-blows"),
-        ("forfeit", ("victim-chooses", "parry-first", "attack-first"), "parry-first"),
+        ("forfeit", ("victim-chooses", "parry-first", "attack-first"), "victim-chooses"),
     ]
     assert [(r.key, r.values, r.default) for r in FOEQ.house_rules()] == [
         ("strong-against", ("advantage", "auto-win"), "advantage"),
@@ -134,13 +134,13 @@ def test_house_rules_declared_with_defaults() -> None:
 
 def test_parse_house_rules_fills_defaults_and_forgives_case_and_underscores() -> None:
     assert BY_THIS_AXE.parse_house_rules({}) == {"flight": "before-blows",
-                                              "forfeit": "parry-first"}
+                                              "forfeit": "victim-chooses"}
     assert FOEQ.parse_house_rules({"Shot_Tie": "Public_Stakes"})["shot-tie"] == "public-stakes"
     assert FOEQ.explicit_house_rules({"disruptive": "either", "missing_move": "none"}) == {
         "disruptive": "either"
     }
     assert BY_THIS_AXE.house_rules_summary({"flight": "after-blows"}) == [
-        ("flight", "after-blows"), ("forfeit", "parry-first"),
+        ("flight", "after-blows"), ("forfeit", "victim-chooses"),
     ]
 
 
@@ -166,7 +166,9 @@ def test_bad_house_rules_name_the_key_and_the_allowed_values(
 
 def test_house_rules_in_params_are_validated_and_recorded_in_the_state() -> None:
     state = BY_THIS_AXE.initial_state(fighter("A"), fighter("B"), {"flight": "after-blows"})
-    assert state.to_dict()["house_rules"] == {"flight": "after-blows", "forfeit": "parry-first"}
+    assert state.to_dict()["house_rules"] == {
+        "flight": "after-blows", "forfeit": "victim-chooses"
+    }
     assert BY_THIS_AXE.state_from_dict(json.loads(json.dumps(state.to_dict()))) == state
     with pytest.raises(InvalidHouseRule, match="forfeit must be one of"):
         BY_THIS_AXE.initial_state(fighter("A"), fighter("B"), {"forfeit": "dice"})

@@ -73,12 +73,12 @@ async def test_start_duel_snapshots_stats(services: Services, database: Database
     duel = await services.duels.start_duel(
         guild_id=GUILD, channel_id=CHANNEL, actor_id=COMMANDER, a=ALICE, b=BOB
     )
-    assert (duel.a.strength, duel.a.agility, duel.b.strength, duel.b.agility) == (12, 8, 6, 14)
+    assert (duel.a.sheet, duel.b.sheet) == ({"str": 12, "agi": 8}, {"str": 6, "agi": 14})
     assert (duel.status, duel.winner, duel.locked, duel.rounds_played) == ("live", None, False, 0)
     assert duel.open_round is None
     await services.profiles.set_stats(GUILD, COMMANDER, ALICE, 1, 1)
     again = await services.duels.get_duel(duel.id, GUILD)
-    assert (again.a.strength, again.a.agility) == (12, 8)
+    assert again.a.sheet == {"str": 12, "agi": 8}
     row = await _duel_row(database, duel.id)
     assert row.state["a"] == {"name": "Alice", "str": 12, "agi": 8}
     audit = await audit_rows(database, "duel.start")

@@ -30,15 +30,19 @@ from bot.discord.render import (
 from bot.discord.sheet_input import parse_sheet_fields
 from bot.export import export_duel
 from bot.rules import get_ruleset, ruleset_ids
-from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14_ID
-from bot.rules.rule_2_14 import STAT_MAX, STAT_MIN
 from bot.services.deadlines import parse_deadline
 from bot.services.errors import InvalidInput
+from bot.services.profiles import stats_ruleset
 from bot.services.scope import DuelScope
 from bot.services.views import MemberRef
 
 MANAGE_SERVER = discord.Permissions(manage_guild=True)
-Stat = app_commands.Range[int, STAT_MIN, STAT_MAX]
+# `/stats set` sets the sheet the profile keeps in its columns (two whole numbers); its
+# range is the ruleset's own.
+_STAT_FIELDS = {f.name: f for f in stats_ruleset().sheet_fields}
+_STAT_MIN = min(f.minimum for f in _STAT_FIELDS.values() if f.minimum is not None)
+_STAT_MAX = max(f.maximum for f in _STAT_FIELDS.values() if f.maximum is not None)
+Stat = app_commands.Range[int, _STAT_MIN, _STAT_MAX]
 
 
 class DuelNumber(app_commands.Transformer):
@@ -70,10 +74,9 @@ ALL_RULESETS = [
     for r in ruleset_ids()
     if get_ruleset(r).playable
 ]
-OTHER_RULESETS = [
-    app_commands.Choice(name=get_ruleset(r).title[:100], value=r)
-    for r in ruleset_ids()
-    if r != RULE_2_14_ID
+# Every ruleset has a sheet (one kept in the stats columns too: /sheet and /stats agree).
+SHEET_RULESETS = [
+    app_commands.Choice(name=get_ruleset(r).title[:100], value=r) for r in ruleset_ids()
 ]
 
 
@@ -193,7 +196,7 @@ class Commander(commands.Cog):
         ruleset="The duel system",
         fields="field=value pairs (e.g. character=hero armor_save=5) or a JSON object",
     )
-    @app_commands.choices(ruleset=OTHER_RULESETS)
+    @app_commands.choices(ruleset=SHEET_RULESETS)
     async def sheet_set(
         self,
         interaction: discord.Interaction,
@@ -213,7 +216,7 @@ class Commander(commands.Cog):
 
     @sheet.command(name="show", description="Show a member's sheet for a duel system")
     @app_commands.describe(member="The duellist", ruleset="The duel system")
-    @app_commands.choices(ruleset=OTHER_RULESETS)
+    @app_commands.choices(ruleset=SHEET_RULESETS)
     async def sheet_show(
         self, interaction: discord.Interaction, member: AnyMember, ruleset: str
     ) -> None:
@@ -222,8 +225,9 @@ class Commander(commands.Cog):
             guild_id, member_ref(member), ruleset
         )
         shown = ", ".join(f"{k}={safe(str(v), 60)}" for k, v in sorted(sheet.items()))
+        title = safe(get_ruleset(ruleset).title, 60)
         await interaction.followup.send(
-            f"**{safe(member.display_name)}** ({ruleset}): {shown}", ephemeral=True
+            f"**{safe(member.display_name)}** ({title}): {shown}", ephemeral=True
         )
 
     # -- /duel --------------------------------------------------------------------------
@@ -232,8 +236,8 @@ class Commander(commands.Cog):
     @app_commands.describe(
         a="Duellist A (named first)",
         b="Duellist B",
-        ruleset="Duel system (default: the server's, rule 2.14)",
-        params="Per-duel settings of that duel system, field=value pairs",
+        ruleset="Duel system (default: the configured one)",
+        params="Per-duel settings and house rules, key=value pairs (e.g. flight=after-blows)",
     )
     @app_commands.choices(ruleset=ALL_RULESETS)
     async def duel_start(

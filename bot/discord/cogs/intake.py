@@ -17,8 +17,8 @@ from bot.discord.client import services_of, wake_outbox
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.render import deadline_text, moves_help, receipt_text, safe
+from bot.rules import registry
 from bot.rules.base import MoveSpec, get_ruleset
-from bot.rules.rule_2_14 import MOVES
 from bot.services.errors import AmbiguousDuel
 from bot.services.scope import DuelScope
 
@@ -42,10 +42,12 @@ def split_duel_prefix(text: str) -> tuple[int | None, str]:
 async def move_autocomplete(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """The legal moves of the duel named in the `duel` option (rule 2.14's by default). A
-    duel that is not the caller's gives the default, as an unknown number does."""
+    """The legal moves of the duel named in the `duel` option (the default ruleset's
+    otherwise). A duel that is not the caller's gives the default, as an unknown number
+    does."""
     duel_id = getattr(interaction.namespace, "duel", None)
-    moves: tuple[MoveSpec, ...] = MOVES
+    default_moves = registry.get(registry.DEFAULT_RULESET_ID).moves()
+    moves: tuple[MoveSpec, ...] = default_moves
     if isinstance(duel_id, int):
         user_id, guild_id = interaction.user.id, interaction.guild_id
         try:
@@ -58,8 +60,8 @@ async def move_autocomplete(
                 scope = DuelScope.of_duellist(user_id, guild_id)
                 duel = await duels.get_duel(duel_id, scope=scope)
                 moves = get_ruleset(duel.ruleset).moves()
-        except Exception:  # autocomplete is a hint: fall back to rule 2.14's moves
-            moves = MOVES
+        except Exception:  # autocomplete is a hint: fall back to the default ruleset's moves
+            moves = default_moves
     wanted = current.strip().casefold()
     return [
         app_commands.Choice(name=m.label[:100], value=m.id)
@@ -102,17 +104,17 @@ class Intake(commands.Cog):
     async def handle_dm(self, user_id: int, content: str) -> str:
         text = content.strip()
         if not text:
-            return self._help("Send your move as text, for example `evade`.")
+            return self._help("Send your move as text.")
         if len(text) > MAX_DM_LENGTH:
             return (
                 f"That message is too long ({len(text)} characters) to be a move. "
-                f"Send just the move, for example `evade`. Moves: {moves_help()}."
+                f"Send just the move. {moves_help()}"
             )
         duel_id, move = split_duel_prefix(text)
         if duel_id is None and move.casefold() in _HELP_WORDS:
             return await self._status(user_id)
         if not move:
-            return f"Which move for duel #{duel_id}? Moves: {moves_help()}."
+            return f"Which move for duel #{duel_id}? {moves_help()}"
         try:
             receipt = await services_of(self.bot).duels.submit_move(
                 user_id=user_id, move=move, via="dm_text", duel_id=duel_id
@@ -140,17 +142,15 @@ class Intake(commands.Cog):
                 f"deadline {deadline_text(r.deadline)}"
             )
         lines.append(
-            f"Send your move, e.g. `evade`, or `#{rounds[0].duel_id} evade` to name the duel. "
-            f"Moves: {moves_help()}."
+            f"Send your move, or `#{rounds[0].duel_id} <move>` to name the duel. {moves_help()}"
         )
         return "\n".join(lines)
 
     @staticmethod
     def _help(first: str) -> str:
         return (
-            f"{first}\nRule 2.14 moves: {moves_help()}. By This Axe: an allotment such as "
-            "`a3 p1 t0` (or `flee` from round 2). FoEQ: the choice the bot's prompt asks for. "
-            "If you are in several duels, put the duel number first: `#12 evade`."
+            f"{first}\n{moves_help()}\n"
+            "If you are in several duels, put the duel number first: `#12 <move>`."
         )
 
     @app_commands.command(name="move", description="Send your secret move for a duel's round")

@@ -8,8 +8,8 @@ from discord.ext import commands
 
 from bot.discord.client import services_of
 from bot.discord.cogs.commander import DuelId, duel_autocomplete
-from bot.discord.render import duel_title, odds_text
-from bot.rules.rule_2_14 import RULE_2_14, Duellist
+from bot.discord.posts import fighter_text
+from bot.discord.render import duel_title, odds_text, ruleset_of
 from bot.services.errors import InvalidInput
 from bot.services.scope import DuelScope
 from bot.services.views import DuelView
@@ -25,22 +25,15 @@ class Odds(commands.Cog):
     async def odds(self, interaction: discord.Interaction, duel: DuelId | None = None) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await self._pick(interaction, duel)
-        if view.ruleset != RULE_2_14.id:
-            raise InvalidInput(
-                f"Duel #{view.id} uses {view.ruleset}: its odds depend on the choices made; "
-                f"`duelbot odds --ruleset {view.ruleset} --help` computes them exactly."
-            )
-        table = RULE_2_14.odds_table(
-            Duellist(view.a.name, view.a.strength, view.a.agility),
-            Duellist(view.b.name, view.b.strength, view.b.agility),
-            locked=False,
+        odds = await services_of(self.bot).duels.odds(
+            view.id, DuelScope.of_caller(interaction.user.id, interaction.guild_id)
         )
+        rules = ruleset_of(view.ruleset)
         embed = discord.Embed(
             title=f"Odds for {duel_title(view)}"[:256],
             description=(
-                f"A: STR {view.a.strength}, AGI {view.a.agility}; "
-                f"B: STR {view.b.strength}, AGI {view.b.agility}. A's move is named first.\n"
-                + odds_text(view, table)
+                f"A: {fighter_text(rules, view.a.sheet)}; B: {fighter_text(rules, view.b.sheet)}. "
+                "A's move is named first.\n" + odds_text(odds)
             )[:4096],
         )
         await interaction.followup.send(embed=embed, ephemeral=True)

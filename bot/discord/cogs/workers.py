@@ -39,7 +39,8 @@ from bot.discord import health, pacing
 from bot.discord.client import ALLOWED_MENTIONS, services_of, settings_of, wake_outbox
 from bot.discord.intake_buttons import MoveButton
 from bot.discord.posts import MAX_BUTTONS, UnknownPostKind, marker_ids, render_post, thread_name
-from bot.rules.rule_2_14 import MOVES
+from bot.rules import registry
+from bot.rules.errors import RulesError
 from bot.services.deadlines import parse_duration
 from bot.services.errors import DomainError, RoundNotOpen
 from bot.services.views import OutboxItem
@@ -68,14 +69,19 @@ Channel = discord.abc.Messageable
 
 
 def dm_buttons(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The move buttons of a DM prompt: the legal moves the service listed (rule 2.14's five
-    when an older row has none). Too many for buttons: none; the prompt explains the text form."""
+    """The move buttons of a DM prompt: the legal moves the service listed (the ruleset's
+    moves when an older row has none). Too many for buttons: none; the prompt explains the
+    text form."""
     listed = payload.get("moves")
     if not isinstance(listed, list):
-        # Rows written before prompts listed their moves were all rule 2.14.
-        if payload.get("ruleset", "rule-2.14") != "rule-2.14":
+        # Rows written before prompts listed their moves: the ruleset's every move (all such
+        # rows were of the default ruleset, whose moves never depend on the state).
+        try:
+            rules = registry.get(str(payload.get("ruleset") or registry.DEFAULT_RULESET_ID))
+        except RulesError:
             return []
-        return [(m.id, m.label) for m in MOVES]
+        every = [(m.id, m.label) for m in rules.moves()]
+        return every if len(every) <= MAX_BUTTONS else []
     moves = [
         (str(m["id"]), str(m.get("label") or m["id"]))
         for m in listed

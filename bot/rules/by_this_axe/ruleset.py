@@ -32,6 +32,7 @@ from bot.rules.by_this_axe.allotments import (
     legal_allotments,
     parse_form,
 )
+from bot.rules.by_this_axe.challenge import ChallengeResult, challenge
 from bot.rules.by_this_axe.forfeits import (
     FORFEIT_PREFIX,
     after_split,
@@ -328,6 +329,12 @@ class ByThisAxe(Ruleset):
             return ()
         return current.pending.victims if current.pending is not None else SIDES
 
+    def advances_at_once(self, state: Any) -> bool:
+        """A round halted for the victim's forfeit choice goes on as soon as the victim has
+        chosen: the services open that step at once and close it when they have."""
+        current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
+        return current.pending is not None and not current.ended
+
     def prompt(self, state: Any, side: Side) -> str | None:
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
         if current.pending is None or side not in current.pending.victims:
@@ -389,6 +396,27 @@ class ByThisAxe(Ruleset):
 
     def pre_duel_steps(self) -> tuple[PreDuelStep, ...]:
         return (CHALLENGE_STEP,)
+
+    def run_pre_duel_step(
+        self,
+        step_id: str,
+        a: Fighter,
+        b: Fighter,
+        inputs: Mapping[str, Any],
+        dice: DiceSource,
+    ) -> ChallengeResult:
+        """The challenge: ``a`` challenges ``b``; inputs ``accepted``, ``units_in_contact``,
+        ``leader_first_refusal`` (has ``b`` not refused before in this game)."""
+        if step_id != CHALLENGE_STEP.id:
+            return super().run_pre_duel_step(step_id, a, b, inputs, dice)  # type: ignore[no-any-return]
+        return challenge(
+            a,
+            b,
+            bool(inputs.get("accepted")),
+            bool(inputs.get("units_in_contact")),
+            leader_first_refusal=bool(inputs.get("leader_first_refusal", True)),
+            dice=dice,
+        )
 
     def roll_classes(self, sides: int, purpose: str) -> list[tuple[int, int]]:
         if sides != 6:

@@ -48,7 +48,7 @@ FLIGHT_RULE = HouseRule(
 FORFEIT_RULE = HouseRule(
     "forfeit",
     (VICTIM_CHOOSES, PARRY_FIRST, ATTACK_FIRST),
-    PARRY_FIRST,
+    VICTIM_CHOOSES,
     "which two dice a successful dirty trick takes: the victim chooses (an extra step), "
     "or parry dice first, or attack dice first",
 )

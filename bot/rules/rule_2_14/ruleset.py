@@ -20,7 +20,7 @@ from bot.rules.base import (
     other_side,
 )
 from bot.rules.dice import DiceSource, Roll
-from bot.rules.errors import InvalidChoice, InvalidRoundInput
+from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
 from bot.rules.rule_2_14.moves import (
     ATTACKS,
     DEFENCES,
@@ -87,6 +87,8 @@ class Rule214(Ruleset):
         SheetField("str", "int", "Strength (STR)", STAT_MIN, STAT_MAX),
         SheetField("agi", "int", "Agility (AGI)", STAT_MIN, STAT_MAX),
     )
+    # The profile's own STR/AGI columns (they predate per-ruleset sheets).
+    sheet_columns = (("str", "strength"), ("agi", "agility"))
 
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
         return MOVES
@@ -140,6 +142,12 @@ class Rule214(Ruleset):
             sheet = self.validate_sheet(f.sheet)
             return Duellist(f.name, sheet["str"], sheet["agi"])
 
+        unknown = [k for k in params if str(k) != "locked"]
+        if unknown:
+            raise InvalidHouseRule(
+                f"{str(unknown[0])!r} is not a rule 2.14 duel setting: rule 2.14 has no house "
+                "rules; its one setting is locked (true/false)."
+            )
         return DuelState(a=duellist(a), b=duellist(b), locked=bool(params.get("locked", False)))
 
     def state_from_dict(self, data: Mapping[str, Any]) -> DuelState:
