@@ -20,6 +20,7 @@ lint: $(BIN)/.installed
 	$(BIN)/mypy
 
 test: lint
+	bash .ci/ensure-chromium
 	$(BIN)/pytest
 
 bench: $(BIN)/.installed
