@@ -16,7 +16,7 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from bot.export import EXPORT_FORMATS
 from bot.report import (
@@ -108,6 +108,11 @@ checks: SHA-256(seed) == commitment; every roll re-derived from the seed (label,
 value, for, purpose); the round re-adjudicated; outcome, winner and locked compared.
 exit status: 0 verified, 1 not verified (each mismatch is printed), 2 bad input.
 """
+
+if TYPE_CHECKING:
+    from bot.services import Services
+
+T = TypeVar("T")
 
 
 class InputError(Exception):
@@ -757,31 +762,34 @@ def verify_round(vi: VerifyInput) -> tuple[list[str], dict[str, Any]]:
     return mismatches, expected
 
 
-def _stored_round(args: argparse.Namespace) -> Any:
-    """The published round from the bot's database (`--duel N --round K`)."""
-    import asyncio
-
+def _with_services(args: argparse.Namespace, use: Callable[[Services], Awaitable[T]]) -> T:
+    """Run ``use(services)`` against the bot's database (config file or
+    DUELBOT_DATABASE_URL), disposed afterwards; a config, database or domain error becomes
+    one line on stderr and exit 2."""
     from bot.config import ConfigError, load_settings
     from bot.db.engine import DatabaseUnavailable, make_database
     from bot.services import Services
     from bot.services.errors import DomainError
 
-    async def fetch() -> Any:
+    async def run() -> T:
         settings = load_settings(args.config)
         db = make_database(settings.database.url)
         try:
-            return await Services.create(db, settings.duels).duels.published_round(
-                args.duel, args.round
-            )
+            return await use(Services.create(db, settings.duels))
         finally:
             await db.dispose()
 
     try:
-        return asyncio.run(fetch())
+        return asyncio.run(run())
     except (ConfigError, DatabaseUnavailable) as exc:
         raise InputError(str(exc)) from None
     except DomainError as exc:
         raise InputError(exc.message) from None
+
+
+def _stored_round(args: argparse.Namespace) -> Any:
+    """The published round from the bot's database (`--duel N --round K`)."""
+    return _with_services(args, lambda s: s.duels.published_round(args.duel, args.round))
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -831,25 +839,7 @@ def verify_whole_duel(data: Any, *, as_json: bool) -> int:
 
 def _stored_duel(args: argparse.Namespace) -> DuelHistory:
     """The duel's export read model from the bot's database (`--duel N`)."""
-    from bot.config import ConfigError, load_settings
-    from bot.db.engine import DatabaseUnavailable, make_database
-    from bot.services import Services
-    from bot.services.errors import DomainError
-
-    async def fetch() -> DuelHistory:
-        settings = load_settings(args.config)
-        db = make_database(settings.database.url)
-        try:
-            return await Services.create(db, settings.duels).exports.duel_export(args.duel)
-        finally:
-            await db.dispose()
-
-    try:
-        return asyncio.run(fetch())
-    except (ConfigError, DatabaseUnavailable) as exc:
-        raise InputError(str(exc)) from None
-    except DomainError as exc:
-        raise InputError(exc.message) from None
+    return _with_services(args, lambda s: s.exports.duel_export(args.duel))
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -874,35 +864,22 @@ def _guild_exports(
 ) -> tuple[int, list[DuelHistory], list[LadderSection]]:
     """One server's duels and ladders from the bot's database (`--guild ID`, or the only
     server)."""
-    from bot.config import ConfigError, load_settings
-    from bot.db.engine import DatabaseUnavailable, make_database
-    from bot.services import Services
 
-    async def fetch() -> tuple[int, list[DuelHistory], list[LadderSection]]:
-        settings = load_settings(args.config)
-        db = make_database(settings.database.url)
-        try:
-            services = Services.create(db, settings.duels)
-            exports = services.exports
-            guilds = [args.guild] if args.guild is not None else await exports.guild_ids()
-            if len(guilds) != 1:
-                known = ", ".join(str(g) for g in guilds) or "none"
-                raise InputError(
-                    f"give --guild ID: the database holds the duels of several servers ({known})"
-                    if guilds
-                    else "the database holds no duels yet"
-                )
-            histories = await exports.guild_exports(guilds[0])
-            if not histories:
-                raise InputError(f"server {guilds[0]} has no duels in this database")
-            return guilds[0], histories, await services.ratings.whole_ladders(guilds[0])
-        finally:
-            await db.dispose()
+    async def fetch(services: Services) -> tuple[int, list[DuelHistory], list[LadderSection]]:
+        guilds = [args.guild] if args.guild is not None else await services.exports.guild_ids()
+        if len(guilds) != 1:
+            known = ", ".join(str(g) for g in guilds)
+            raise InputError(
+                f"give --guild ID: the database holds the duels of several servers ({known})"
+                if guilds
+                else "the database holds no duels yet"
+            )
+        histories = await services.exports.guild_exports(guilds[0])
+        if not histories:
+            raise InputError(f"server {guilds[0]} has no duels in this database")
+        return guilds[0], histories, await services.ratings.whole_ladders(guilds[0])
 
-    try:
-        return asyncio.run(fetch())
-    except (ConfigError, DatabaseUnavailable) as exc:
-        raise InputError(str(exc)) from None
+    return _with_services(args, fetch)
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
