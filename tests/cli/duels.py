@@ -145,7 +145,9 @@ async def play_duel(url: str, ruleset: str, *, finish: bool = True) -> int:
             # One accountable undo (then the round is played again): the export keeps the
             # undone round, and the next one follows its undo.
             nonlocal undone
-            if not undone:
+            # Not while a step opened at once is waiting (a By This Axe forfeit choice
+            # after a dirty trick): a round is undone only when nothing is open.
+            if not undone and (await services.duels.get_duel(duel.id)).open_round is None:
                 undone = True
                 await services.duels.undo_round(
                     duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="misclick"

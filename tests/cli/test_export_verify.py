@@ -203,22 +203,7 @@ async def test_export_of_an_unknown_duel_is_one_line_and_exit_2(migrated_db_url:
     assert huge.returncode == 2 and huge.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize(
-    "ruleset",
-    [
-        RULE_2_14,
-        *(
-            pytest.param(
-                r,
-                marks=pytest.mark.xfail(
-                    strict=True, reason="renderers fixed on branch rules-wiring"
-                ),
-            )
-            for r in RULESETS
-            if r != RULE_2_14
-        ),
-    ],
-)
+@pytest.mark.parametrize("ruleset", RULESETS)
 @pytest.mark.parametrize("fmt", ["markdown", "bbcode"])
 async def test_markdown_and_bbcode_export_of_every_ruleset(
     migrated_db_url: str, ruleset: str, fmt: str
