@@ -15,33 +15,20 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from bot.export import EXPORT_FORMATS
 from bot.report import (
     adjudication_dict,
-    odds_dict,
-    render_odds_text,
     render_round_bbcode,
     render_round_markdown,
     winner_name,
 )
-from bot.rules import by_this_axe
-from bot.rules.base import RoundResult, Ruleset, Side, get_ruleset
+from bot.rules.base import RoundResult, Ruleset, get_ruleset
+from bot.rules.command_line import OddsFlag, ShortRound
 from bot.rules.dice import FairDice, commitment, new_seed, parse_seed
 from bot.rules.errors import RulesError
-from bot.rules.registry import DEFAULT_RULESET_ID
-from bot.rules.rule_2_14 import (
-    MISSING_MOVE_POLICIES,
-    RULE_2_14,
-    RULESET_ID,
-    Duellist,
-    DuelState,
-    Options,
-    allowed_moves_text,
-    parse_move,
-)
+from bot.rules.registry import DEFAULT_RULESET_ID, all_rulesets
 from bot.services.ladder_views import LadderSection
 from bot.services.views import DuelHistory
 from bot.verify import UnreadableExport, is_duel_export, verify_duel
@@ -51,28 +38,9 @@ EXIT_OK = 0
 EXIT_NOT_VERIFIED = 1
 EXIT_BAD_INPUT = 2
 
-ROUND_KEYS = ("a", "b", "moves", "locked", "seed", "duel_id", "round_no", "options", "ruleset")
-DUELLIST_KEYS = ("name", "str", "agi")
-OPTION_KEYS = ("missing_move", "locked_blocks_retreat")
 PUBLISHED_KEYS = ("outcome", "winner", "locked", "rolls", "log", "seed", "commitment")
 FLAT_VERIFY_EXTRA = ("commitment", "outcome", "winner", "rolls", "log", "locked_after")
 ROLL_KEYS = ("label", "sides", "value", "for", "purpose")
-
-ADJUDICATE_INPUT_HELP = """\
-input (JSON object):
-  {"a": {"name": "Alice", "str": 7, "agi": 4},
-   "b": {"name": "Bob", "str": 3, "agi": 5},
-   "moves": {"a": "full_frontal_strike", "b": null},
-   "locked": false,
-   "seed": "<64 hex characters>",
-   "duel_id": 1, "round_no": 1,
-   "options": {"missing_move": "none", "locked_blocks_retreat": false}}
-
-  a, b, moves, duel_id, round_no are required; locked (default false), seed (default: a
-  fresh one is drawn and shown) and options (defaults as above) are optional.
-  STR/AGI are any integers. A move is a move id or a short form (ffs, ss, lock, ev, flee,
-  ...), or null for "sent no move by the close".
-"""
 
 GENERIC_INPUT_HELP = """\
 input, any ruleset (JSON object; a round copied from `duelbot export` works as it is):
@@ -90,7 +58,7 @@ input: a whole duel exported by `duelbot export --format json` or /duel export (
 round is re-adjudicated; one line per round and a summary (docs/export-format.md).
 Rounds still open or with secrets withheld (a running duel) are named, not failed.
 
-Or one rule 2.14 round (JSON object), one of two shapes:
+Or one {default} round (JSON object), one of two shapes:
 
   1. flat: the adjudicate input fields (a, b, moves, locked, duel_id, round_no, options)
      plus "seed" (the revealed seed), "commitment" (published when the round opened) and
@@ -216,119 +184,55 @@ def _seed(value: Any, field: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RoundInput:
-    """One round as described by the adjudicate JSON."""
+    """One round in the default ruleset's short adjudicate input (docs/fairness.md)."""
 
-    a: Duellist
-    b: Duellist
-    moves: dict[Side, str | None]
-    locked: bool
+    ruleset: Ruleset
+    round: ShortRound
     seed: str | None
     duel_id: int
     round_no: int
-    options: Options
-
-    def state(self) -> DuelState:
-        return DuelState(a=self.a, b=self.b, locked=self.locked)
 
     def resolve(self, seed: str) -> RoundResult:
         dice = FairDice(seed, self.duel_id, self.round_no)
-        return RULE_2_14.resolve(self.state(), self.moves, dice, self.options)
-
-
-def _duellist(value: Any, field: str) -> Duellist:
-    data = _object(value, field, DUELLIST_KEYS)
-    name = _require(data, "name", f"{field}.")
-    if not isinstance(name, str) or not name.strip():
-        raise InputError(f"{field}.name must be a non-empty string, not {_describe(name)}")
-    for key in ("str", "agi"):
-        _int(_require(data, key, f"{field}."), f"{field}.{key}")
-    try:
-        return Duellist.from_dict(data, bounded=False)
-    except RulesError as exc:
-        raise InputError(f"{field}.{exc.message}") from None
-
-
-def _move(value: Any, field: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InputError(
-            f"{field} must be a move or null, not {_describe(value)}; "
-            f"allowed: {allowed_moves_text()}"
-        )
-    try:
-        return parse_move(value)
-    except RulesError as exc:
-        raise InputError(f"{field}: {exc.message}") from None
-
-
-def _options(value: Any) -> Options:
-    if value is None:
-        return Options()
-    data = _object(value, "options", OPTION_KEYS)
-    missing = data.get("missing_move", "none")
-    if missing not in MISSING_MOVE_POLICIES:
-        raise InputError(
-            f"options.missing_move must be one of {', '.join(MISSING_MOVE_POLICIES)}, "
-            f"not {_describe(missing)}"
-        )
-    blocks = _bool(data.get("locked_blocks_retreat", False), "options.locked_blocks_retreat")
-    return Options(missing_move=missing, locked_blocks_retreat=blocks)
+        return self.ruleset.resolve(self.round.state, self.round.choices, dice, self.round.options)
 
 
 def parse_round_input(data: Any, *, field: str = "", extra: Sequence[str] = ()) -> RoundInput:
-    """Validate the adjudicate JSON; ``extra`` keys are allowed and ignored."""
+    """Validate the short adjudicate JSON of the default ruleset (the keys its
+    ``short_round_keys`` names); ``extra`` keys are allowed and ignored."""
     where = f"{field}." if field else ""
-    obj = _object(data, field or "the input", (*ROUND_KEYS, *extra))
-    ruleset = obj.get("ruleset", RULESET_ID)
-    if ruleset != RULESET_ID:
-        raise InputError(f"{where}ruleset must be {RULESET_ID!r}, not {_describe(ruleset)}")
-    a = _duellist(_require(obj, "a", where), f"{where}a")
-    b = _duellist(_require(obj, "b", where), f"{where}b")
-    moves_obj = _object(_require(obj, "moves", where), f"{where}moves", ("a", "b"))
-    moves: dict[Side, str | None] = {
-        "a": _move(_require(moves_obj, "a", f"{where}moves."), f"{where}moves.a"),
-        "b": _move(_require(moves_obj, "b", f"{where}moves."), f"{where}moves.b"),
-    }
+    ruleset = get_ruleset(DEFAULT_RULESET_ID)
+    obj = _object(data, field or "the input", (*ruleset.short_round_keys, *extra))
+    named = obj.get("ruleset", ruleset.id)
+    if named != ruleset.id:
+        raise InputError(f"{where}ruleset must be {ruleset.id!r}, not {_describe(named)}")
+    short = ruleset.parse_short_round(obj, where)
     seed = obj.get("seed")
     return RoundInput(
-        a=a,
-        b=b,
-        moves=moves,
-        locked=_bool(obj.get("locked", False), f"{where}locked"),
+        ruleset=ruleset,
+        round=short,
         seed=None if seed is None else _seed(seed, f"{where}seed"),
         duel_id=_int(_require(obj, "duel_id", where), f"{where}duel_id", minimum=0),
         round_no=_int(_require(obj, "round_no", where), f"{where}round_no", minimum=0),
-        options=_options(obj.get("options")),
     )
 
 
 # -- odds -------------------------------------------------------------------------------
 
 
-RULE_2_14_ODDS_FLAGS = ("a_str", "a_agi", "b_str", "b_agi")
-AXE_ODDS_FLAGS = (
-    "a_character", "a_armor", "a_wounds", "a_taken", "a_allot",
-    "b_character", "b_armor", "b_wounds", "b_taken", "b_allot",
-    "round", "allot_all", "trick_takes",
-)  # fmt: skip
-AXE_REQUIRED = ("a_character", "a_allot", "b_character", "b_allot")
+def odds_rulesets() -> list[Ruleset]:
+    """The rulesets with an odds report, the default first (as `--ruleset` offers them)."""
+    found = [r for r in all_rulesets() if r.odds_arguments() is not None]
+    return sorted(found, key=lambda r: r.id != DEFAULT_RULESET_ID)
 
 
-def _flag(dest: str) -> str:
-    return "--" + dest.replace("_", "-")
+def odds_flags(ruleset: Ruleset) -> tuple[OddsFlag, ...]:
+    arguments = ruleset.odds_arguments()
+    return arguments.flags if arguments is not None else ()
 
 
-def _reject_flags(args: argparse.Namespace, dests: Sequence[str], ruleset: str) -> None:
-    given = [_flag(d) for d in dests if getattr(args, d) not in (None, False)]
-    if given:
-        raise InputError(f"{', '.join(given)} cannot be used with --ruleset {ruleset}")
-
-
-def _require_flags(args: argparse.Namespace, dests: Sequence[str]) -> None:
-    missing = [_flag(d) for d in dests if getattr(args, d) is None]
-    if missing:
-        raise InputError(f"the following arguments are required: {', '.join(missing)}")
+def _given(args: argparse.Namespace, flag: OddsFlag) -> bool:
+    return getattr(args, flag.dest, None) not in (None, False)
 
 
 def odds_house_rules(ruleset_id: str, pairs: Sequence[str] | None) -> dict[str, str]:
@@ -349,168 +253,30 @@ def odds_house_rules(ruleset_id: str, pairs: Sequence[str] | None) -> dict[str, 
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
+    """The chosen ruleset's odds report from its own flags; another ruleset's flag is
+    refused, naming the ruleset chosen."""
     house = odds_house_rules(args.ruleset, args.option)
-    if args.ruleset == by_this_axe.RULESET_ID:
-        return cmd_odds_by_this_axe(args, house)
-    _reject_flags(args, AXE_ODDS_FLAGS, RULESET_ID)
-    _require_flags(args, RULE_2_14_ODDS_FLAGS)
-    a = Duellist(args.a_name, args.a_str, args.a_agi)
-    b = Duellist(args.b_name, args.b_str, args.b_agi)
-    options = Options(locked_blocks_retreat=args.locked_blocks_retreat)
-    table = RULE_2_14.odds_table(a, b, options, locked=args.locked)
+    ruleset = get_ruleset(args.ruleset)
+    own = odds_flags(ruleset)
+    own_dests = {flag.dest for flag in own}
+    foreign: list[str] = []
+    for other in odds_rulesets():
+        for flag in odds_flags(other):
+            if flag.dest not in own_dests and flag.flag not in foreign and _given(args, flag):
+                foreign.append(flag.flag)
+    if foreign:
+        raise InputError(f"{', '.join(foreign)} cannot be used with --ruleset {ruleset.id}")
+    missing = [f.flag for f in own if f.required and getattr(args, f.dest) is None]
+    if missing:
+        raise InputError(f"the following arguments are required: {', '.join(missing)}")
+    values = {flag.dest: getattr(args, flag.dest) for flag in own}
+    values.update(a_name=args.a_name, b_name=args.b_name)
+    report = ruleset.odds_from_arguments(values, house)
     if args.json:
-        print(json.dumps(odds_dict(table, ruleset=RULESET_ID), indent=2))
+        print(json.dumps(report.data, indent=2))
     else:
-        print(
-            render_odds_text(
-                table,
-                a_str=a.strength,
-                a_agi=a.agility,
-                b_str=b.strength,
-                b_agi=b.agility,
-                a_name=a.name,
-                b_name=b.name,
-                locked=args.locked,
-            ),
-            end="",
-        )
+        print(report.text, end="")
     return EXIT_OK
-
-
-def _axe_sheet(args: argparse.Namespace, side: str) -> dict[str, Any]:
-    sheet: dict[str, Any] = {"character": getattr(args, f"{side}_character")}
-    for key, dest in (("armor_save", "armor"), ("wounds", "wounds")):
-        value = getattr(args, f"{side}_{dest}")
-        if value is not None:
-            sheet[key] = value
-    try:
-        return by_this_axe.clean_sheet(sheet)
-    except RulesError as exc:
-        message = exc.message
-        for key, flag in (("armor_save", "armor"), ("wounds", "wounds"), ("character", "")):
-            if message.startswith(key):
-                message = f"--{side}-{flag or key}" + message[len(key) :]
-        raise InputError(message) from None
-
-
-def _axe_state(args: argparse.Namespace) -> by_this_axe.DuelState:
-    sheets = {side: _axe_sheet(args, side) for side in ("a", "b")}
-    fighters = {}
-    for side in ("a", "b"):
-        taken = getattr(args, f"{side}_taken") or 0
-        if taken < 0:
-            raise InputError(f"--{side}-taken must be at least 0, not {taken}")
-        clean = sheets[side]
-        fighters[side] = by_this_axe.Combatant(
-            getattr(args, f"{side}_name"),
-            clean["character"],
-            clean["armor_save"],
-            clean["wounds"],
-            wounds_taken=taken,
-        )
-        if fighters[side].defeated:
-            raise InputError(
-                f"--{side}-taken {taken} already defeats a character with "
-                f"{clean['wounds']} wound(s); no round is left to play"
-            )
-    round_no = 1 if args.round is None else args.round
-    if round_no < 1:
-        raise InputError(f"--round must be at least 1, not {round_no}")
-    return by_this_axe.DuelState(
-        a=fighters["a"],
-        b=fighters["b"],
-        round_no=round_no,
-        allot_all=bool(args.allot_all),
-        forfeit=by_this_axe.forfeit_from_trick_takes(args.trick_takes),
-    )
-
-
-def _fractions(dist: Mapping[Any, Fraction]) -> dict[str, str]:
-    return {str(k): str(p) for k, p in dist.items() if p != 0}
-
-
-def cmd_odds_by_this_axe(args: argparse.Namespace, house: Mapping[str, str]) -> int:
-    _reject_flags(
-        args, (*RULE_2_14_ODDS_FLAGS, "locked", "locked_blocks_retreat"), by_this_axe.RULESET_ID
-    )
-    _require_flags(args, AXE_REQUIRED)
-    state = _axe_state(args)
-    choices: dict[Side, str] = {}
-    sides: tuple[Side, Side] = ("a", "b")
-    for side in sides:
-        try:
-            choices[side] = by_this_axe.BY_THIS_AXE.parse_choice(
-                getattr(args, f"{side}_allot"), state, side
-            )
-        except RulesError as exc:
-            raise InputError(f"--{side}-allot: {exc.message}") from None
-    if args.trick_takes is not None and "forfeit" in house:
-        raise InputError("--trick-takes and --option forfeit=... cannot be used together")
-    options = by_this_axe.BY_THIS_AXE.make_options(house)
-    odds = by_this_axe.round_odds(state, choices["a"], choices["b"], options)
-    in_force = dict(zip(("flight", "forfeit"), by_this_axe.rules_in_force(state, options),
-                        strict=True))
-    if args.json:
-        data = {
-            "ruleset": by_this_axe.RULESET_ID,
-            "house_rules": in_force,
-            "a": state.a.to_dict(),
-            "b": state.b.to_dict(),
-            "round": state.round_no,
-            "a_allot": odds.a_allot,
-            "b_allot": odds.b_allot,
-            "unsaved_hits": {"on_a": _fractions(odds.on_a), "on_b": _fractions(odds.on_b)},
-            "outcomes": _fractions(odds.outcomes),
-        }
-        print(json.dumps(data, indent=2))
-    else:
-        print(render_axe_odds_text(state, odds, in_force), end="")
-    return EXIT_OK
-
-
-def render_axe_odds_text(
-    state: by_this_axe.DuelState,
-    odds: by_this_axe.RoundOdds,
-    house_rules: Mapping[str, str] | None = None,
-) -> str:
-    """A plain-text report of one By This Axe round's exact odds."""
-    ruleset = by_this_axe.BY_THIS_AXE
-
-    def who(side: str, c: by_this_axe.Combatant, allot: str) -> str:
-        name = side.upper() if c.name in ("", side.upper()) else f"{side.upper()} = {c.name}"
-        save = "no save" if c.armor_save == 0 else f"saves on {c.armor_save}+"
-        taken = f", {c.wounds_taken} taken" if c.wounds_taken else ""
-        return (
-            f"{name}: {c.character.replace('_', ' ')} (pool {c.pool}, {save}, "
-            f"{c.wounds} wound(s){taken}) allots {ruleset.choice_label(allot)}"
-        )
-
-    def table(title: str, dist: Mapping[Any, Fraction]) -> list[str]:
-        rows = [(str(k), str(p)) for k, p in dist.items() if p != 0]
-        width = max(len(title), *(len(k) for k, _ in rows))
-        return [title.ljust(width) + "  probability"] + [
-            f"{k.ljust(width)}  {p}" for k, p in rows
-        ]
-
-    lines = [
-        f"By This Axe, round {state.round_no}: exact odds",
-        who("a", state.a, odds.a_allot),
-        who("b", state.b, odds.b_allot),
-        *(
-            ["House rules: " + ", ".join(f"{k}={v}" for k, v in house_rules.items())]
-            if house_rules
-            else []
-        ),
-        "",
-        *table("unsaved hits on A", odds.on_a),
-        "",
-        *table("unsaved hits on B", odds.on_b),
-        "",
-        *table("outcome of the round", odds.outcomes),
-        "",
-        "Each table sums to exactly 1; armor saves ignore the Heroic +1.",
-    ]
-    return "\n".join(lines) + "\n"
 
 
 # -- adjudicate -------------------------------------------------------------------------
@@ -805,7 +571,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = {"verified": verified, "mismatches": mismatches, "expected": expected}
         print(json.dumps(report, indent=2))
     elif verified:
-        print("OK: the published result is the one rule 2.14 gives for this seed.")
+        rules = vi.round.ruleset.short_name()
+        print(f"OK: the published result is the one {rules} gives for this seed.")
         print(f"- commitment: SHA-256 of the seed is {expected['commitment']}")
         print(f"- rolls: {len(expected['rolls'])} re-derived from the seed, all match")
         print(
@@ -985,9 +752,70 @@ def cmd_health(args: argparse.Namespace) -> int:
 # -- parser and entry point -------------------------------------------------------------
 
 
-# The rulesets `duelbot odds` has flags for, named by their ids (not spelled out here).
-_RULE = RULESET_ID
-_AXE = by_this_axe.RULESET_ID
+def add_odds_parser(sub: Any) -> None:
+    """`duelbot odds`: the shared flags, then each ruleset's own (``odds_arguments``), as
+    the registry holds them when the parser is built."""
+    rulesets = odds_rulesets()
+    default = DEFAULT_RULESET_ID
+    lines = [
+        f"{r.id}{' (the default)' if r.id == default else ''}: {args.summary}."
+        for r in rulesets
+        if (args := r.odds_arguments()) is not None
+    ]
+    examples = [
+        f"duelbot odds --ruleset {r.id} {args.example}"
+        for r in rulesets
+        if (args := r.odds_arguments()) is not None and args.example and r.id != default
+    ]
+    odds = sub.add_parser(
+        "odds",
+        help="exact odds of a round: "
+        + ", ".join(r.short_name() for r in rulesets),
+        description="Exact probabilities (fractions), by enumeration of every die face.\n"
+        + "\n".join(lines),
+        epilog="\n".join(f"example: {e}" for e in examples) or None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    odds.add_argument(
+        "--ruleset",
+        choices=tuple(r.id for r in rulesets),
+        default=default,
+        help=f"default: {default}",
+    )
+    odds.add_argument("--a-name", default="A", help="name of duellist A in the table")
+    odds.add_argument("--b-name", default="B", help="name of duellist B in the table")
+    seen: set[str] = {"ruleset", "a_name", "b_name", "option", "json"}
+    for ruleset in rulesets:
+        for flag in odds_flags(ruleset):
+            if flag.dest in seen:  # two rulesets share it: declared once
+                continue
+            seen.add(flag.dest)
+            help_text = f"{ruleset.id}: {flag.help}"
+            if flag.kind == "switch":
+                odds.add_argument(flag.flag, action="store_true", help=help_text)
+            else:
+                odds.add_argument(
+                    flag.flag,
+                    type=int if flag.kind == "int" else str,
+                    default=None,
+                    metavar=flag.metavar,
+                    choices=flag.choices or None,
+                    help=help_text,
+                )
+    house = [
+        f"{r.id}: " + ", ".join(f"{h.key}={'|'.join(h.values)}" for h in r.house_rules())
+        for r in rulesets
+        if r.house_rules()
+    ]
+    odds.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a house rule of the ruleset (repeatable), e.g. flight=after-blows"
+        + "".join(f"; {text}" for text in house),
+    )
+    odds.add_argument("--json", action="store_true", help="machine-readable output")
+    odds.set_defaults(func=cmd_odds)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -998,98 +826,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    odds = sub.add_parser(
-        "odds",
-        help="exact odds: rule 2.14's 25 move pairs, or one By This Axe round",
-        description="Exact probabilities (fractions), by enumeration of every die face.\n"
-        f"{_RULE} (the default): every outcome for all 25 move pairs; STR/AGI are any "
-        f"integers.\n{_AXE}: the distribution of unsaved hits on each side and the "
-        "outcome of one round for two allotments.",
-        epilog=f"example: duelbot odds --ruleset {_AXE} --a-character hero --a-armor 5 "
-        "--a-allot a3p1t0 --b-character champion --b-allot 6/5/1 --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    odds.add_argument(
-        "--ruleset",
-        choices=(RULESET_ID, by_this_axe.RULESET_ID),
-        default=RULESET_ID,
-        help=f"default: {RULESET_ID}",
-    )
-    for flag in ("--a-str", "--a-agi", "--b-str", "--b-agi"):
-        odds.add_argument(flag, type=int, default=None, metavar="N", help=f"{_RULE}: required")
-    odds.add_argument("--a-name", default="A", help="name of duellist A in the table")
-    odds.add_argument("--b-name", default="B", help="name of duellist B in the table")
-    odds.add_argument(
-        "--locked",
-        action="store_true",
-        help=f"{_RULE}: the duellists start the round locked in combat",
-    )
-    odds.add_argument(
-        "--locked-blocks-retreat",
-        action="store_true",
-        help=f"{_RULE} option: a locked duellist's retreat fails",
-    )
-    for side in ("a", "b"):
-        odds.add_argument(
-            f"--{side}-character",
-            metavar="TYPE",
-            help=f"{_AXE}: {side.upper()}'s type, one of "
-            f"{', '.join(by_this_axe.CHARACTERS)} (required)",
-        )
-        odds.add_argument(
-            f"--{side}-armor",
-            type=int,
-            metavar="N",
-            help=f"{_AXE}: the d6 result that saves (5 = 5-6; 0 or 7 = no save); "
-            "default by type",
-        )
-        odds.add_argument(
-            f"--{side}-wounds", type=int, metavar="N", help=f"{_AXE}: wounds to defeat (1)"
-        )
-        odds.add_argument(
-            f"--{side}-taken", type=int, metavar="N", help=f"{_AXE}: wounds already taken"
-        )
-        odds.add_argument(
-            f"--{side}-allot",
-            metavar="ALLOT",
-            help=f"{_AXE}: the allotment, e.g. a3p1t0, '3/1/0' or flee (required)",
-        )
-    odds.add_argument(
-        "--round", type=int, metavar="N", help=f"{_AXE}: the round (flee from round 2)"
-    )
-    odds.add_argument(
-        "--allot-all",
-        action="store_true",
-        help=f"{_AXE} duel setting: every die of the pool must be allotted",
-    )
-    odds.add_argument(
-        "--trick-takes",
-        choices=by_this_axe.TRICK_TAKES,
-        default=None,
-        help=f"{_AXE} duel setting: which dice a dirty trick takes first "
-        "(default parry_first)",
-    )
-    odds.add_argument(
-        "--option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="a house rule of the ruleset (repeatable), e.g. flight=after-blows; "
-        f"{_AXE}: flight=before-blows|after-blows, "
-        "forfeit=parry-first|attack-first (victim-chooses has no exact odds)",
-    )
-    odds.add_argument("--json", action="store_true", help="machine-readable output")
-    odds.set_defaults(func=cmd_odds)
+    add_odds_parser(sub)
+    default = get_ruleset(DEFAULT_RULESET_ID).short_name()
 
     adj = sub.add_parser(
         "adjudicate",
         help="adjudicate one round from JSON (Markdown, BBCode or JSON)",
         description="Adjudicate one round from a JSON description, with provably fair\n"
         "dice derived from the round's seed (docs/fairness.md). Any ruleset: a round as\n"
-        "exported (docs/export-format.md) with ruleset and duel_id; or rule 2.14's short\n"
+        f"exported (docs/export-format.md) with ruleset and duel_id; or {default}'s short\n"
         "input below.",
         epilog=GENERIC_INPUT_HELP
         + "\n"
-        + ADJUDICATE_INPUT_HELP
+        + get_ruleset(DEFAULT_RULESET_ID).short_round_help
         + '\noutput (--json): {"outcome", "winner" (name or null), "locked", "rolls": '
         '[{"label", "sides", "value", "for", "purpose"}], "log", "seed", "commitment"}\n',
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -1109,7 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-derive every roll of a published duel or round from its revealed\n"
         "seeds, re-adjudicate it and compare with what was published\n"
         "(docs/export-format.md, docs/fairness.md).",
-        epilog=VERIFY_INPUT_HELP,
+        epilog=VERIFY_INPUT_HELP.replace("{default}", default),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ver.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="default: stdin")

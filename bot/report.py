@@ -1,4 +1,4 @@
-"""Pure text rendering of round results and odds tables (no Discord, no I/O).
+"""Pure text rendering of round results (no Discord, no I/O; odds reports are the rulesets').
 
 Every function takes plain data: a ``RoundResult`` (or its ``to_dict()``), the round's
 seed and commitment, and returns a string or a JSON-ready dict. The command line uses
@@ -8,25 +8,13 @@ them today; the Discord layer can reuse them for posts and embeds.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from bot.rules.base import RoundResult, Ruleset, get_ruleset
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
-
-# Columns of an odds table come in this order when present (the rest sorted after them).
-OUTCOME_ORDER: tuple[str, ...] = (
-    "a_wins",
-    "b_wins",
-    "a_retreats",
-    "b_retreats",
-    "both_retreat",
-    "locked",
-    "no_effect",
-)
 
 PURPOSE_LABELS: dict[str, str] = {
     "evade": "Evade",
@@ -385,71 +373,3 @@ def _ruleset_title(ruleset_id: str) -> str:
         return get_ruleset(ruleset_id).title
     except RulesError:
         return ruleset_id or "unknown ruleset"
-
-
-# -- odds -------------------------------------------------------------------------------
-
-OddsTable = Sequence[tuple[str, str, Mapping[str, Fraction]]]
-
-
-def odds_dict(table: OddsTable, *, ruleset: str = DEFAULT_RULESET_ID) -> dict[str, Any]:
-    """The `duelbot odds --json` shape; fractions as str(Fraction), zero outcomes left out."""
-    return {
-        "ruleset": ruleset,
-        "matchups": [
-            {
-                "a_move": a_move,
-                "b_move": b_move,
-                "outcomes": {o: str(p) for o, p in outcomes.items() if p != 0},
-            }
-            for a_move, b_move, outcomes in table
-        ],
-    }
-
-
-def render_odds_text(
-    table: OddsTable,
-    *,
-    a_str: int,
-    a_agi: int,
-    b_str: int,
-    b_agi: int,
-    a_name: str = "A",
-    b_name: str = "B",
-    locked: bool = False,
-) -> str:
-    """A plain-text table: one row per move pair, one column per outcome (exact fractions)."""
-    present = {o for _, _, outcomes in table for o, p in outcomes.items() if p != 0}
-    columns = [o for o in OUTCOME_ORDER if o in present]
-    columns += sorted(present - set(columns))
-    header = ["A move", "B move", *columns]
-    rows = [
-        [a_move, b_move, *(_fraction_cell(outcomes.get(o, Fraction(0))) for o in columns)]
-        for a_move, b_move, outcomes in table
-    ]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def fmt(row: list[str]) -> str:
-        return "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-
-    state = "locked in combat" if locked else "unlocked"
-    lines = [
-        f"Exact outcome probabilities: {_who('A', a_name)} (STR {a_str}, AGI {a_agi}) vs "
-        f"{_who('B', b_name)} (STR {b_str}, AGI {b_agi}), {state} at the start",
-        "",
-        fmt(header),
-        fmt(["-" * w for w in widths]),
-        *(fmt(r) for r in rows),
-        "",
-        "'-' = impossible. Each row sums to exactly 1.",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def _who(side: str, name: str) -> str:
-    name = _one_line(name)
-    return side if name in ("", side) else f"{side} = {name}"
-
-
-def _fraction_cell(p: Fraction) -> str:
-    return "-" if p == 0 else str(p)

@@ -181,14 +181,10 @@ RULESET_PACKAGES = {
     "foeq": "foeq-spell-duel",
 }
 
-#: Files outside the ruleset packages and the registry that still name a ruleset id or import
-#: a ruleset module, with how many times, until the other layers ask the Ruleset interface
-#: instead (issue 11). A count may only go down; remove a file once it reaches 0. A file not
-#: listed here must never name one.
-RULESET_MENTION_ALLOWANCE: dict[str, int] = {
-    "bot/rules/__init__.py": 3,  # re-exports the packages for `from bot.rules import foeq`
-    "bot/cli.py": 2,  # the rule 2.14 and By This Axe odds flags, rule 2.14's short round
-}
+#: Files outside the ruleset packages and the registry that may name a ruleset id or import
+#: a ruleset module, with how many times (issue 11). Empty: every other layer asks the
+#: Ruleset interface; keep it so.
+RULESET_MENTION_ALLOWANCE: dict[str, int] = {}
 
 
 def ruleset_mentions(path: Path) -> int:
@@ -251,3 +247,18 @@ def test_the_ruleset_check_catches_a_new_offender(
     assert new_ruleset_offenders(found) and "bot/services/new.py" in new_ruleset_offenders(
         found
     )[0]
+
+
+def test_every_former_allowance_is_an_offender_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The allowance is empty: the CLI naming a ruleset id, or bot/rules/__init__.py
+    re-exporting a ruleset package, fails the check like any other file."""
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    (tmp_path / "bot" / "rules").mkdir(parents=True)
+    (tmp_path / "bot" / "cli.py").write_text('CHOICES = ("by-this-axe",)\n')
+    (tmp_path / "bot" / "rules" / "__init__.py").write_text("from bot.rules import foeq\n")
+    found = ruleset_offenders(tmp_path)
+    assert found == {"bot/cli.py": 1, "bot/rules/__init__.py": 1}
+    assert RULESET_MENTION_ALLOWANCE == {}
+    assert len(new_ruleset_offenders(found)) == 2

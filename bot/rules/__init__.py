@@ -1,6 +1,10 @@
-"""Pure rules engine: no Discord, no database, no I/O. bot/rules/registry.py lists the rulesets."""
+"""Pure rules engine: no Discord, no database, no I/O. bot/rules/registry.py lists the rulesets.
 
-from bot.rules import by_this_axe, foeq, registry, rule_2_14
+The ruleset packages are not re-exported here: import one by its own name
+(``from bot.rules.foeq import FOEQ``), or better, ask the registry.
+"""
+
+from bot.rules import registry
 from bot.rules.base import RoundResult, Ruleset, get_ruleset, ruleset_ids
 from bot.rules.errors import RulesError
 
@@ -8,10 +12,7 @@ __all__ = [
     "RoundResult",
     "RulesError",
     "Ruleset",
-    "by_this_axe",
-    "foeq",
     "get_ruleset",
     "registry",
-    "rule_2_14",
     "ruleset_ids",
 ]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
+from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
 from bot.rules.dice import DiceSource, FairDice, Roll, ScriptedDice, ScriptExhausted
 from bot.rules.errors import InvalidHouseRule, InvalidRoundInput
 
@@ -493,6 +494,34 @@ class Ruleset(ABC):
             lambda dice: self.resolve(state, choices, dice, options).outcome,
             self.roll_classes,
         )
+
+    # -- the command line (bot/rules/command_line.py) -----------------------------------
+
+    #: Every key of the ruleset's short `duelbot adjudicate` input (the default ruleset's
+    #: is read when a round has no ``state_before``); empty: it has none.
+    short_round_keys: tuple[str, ...] = ()
+    #: Its shape for `duelbot adjudicate --help`.
+    short_round_help: str = ""
+
+    def parse_short_round(self, data: Mapping[str, Any], where: str) -> ShortRound:
+        """The state, choices and options of the short input ``data`` (its keys already
+        checked against ``short_round_keys``; ``where`` prefixes every field named)."""
+        raise InvalidRoundInput(
+            f"{self.title} has no short round input: give the round as exported "
+            "(state_before, choices; docs/export-format.md)."
+        )
+
+    def odds_arguments(self) -> OddsArguments | None:
+        """The flags of its `duelbot odds` report; None: it has none on the command line."""
+        return None
+
+    def odds_from_arguments(
+        self, values: Mapping[str, Any], house_rules: Mapping[str, str]
+    ) -> OddsReport:
+        """The odds report from ``values`` (each of its flags' value by dest, None when not
+        given, plus ``a_name`` and ``b_name``) and the house rules given (``--option``,
+        validated). A bad value raises a RulesError naming its flag."""
+        raise InvalidRoundInput(f"{self.title} has no odds report on the command line.")
 
 
 def enumerate_outcomes(

@@ -8,13 +8,12 @@ from bot.report import (
     adjudication_dict,
     escape_bbcode,
     escape_markdown,
-    odds_dict,
-    render_odds_text,
     render_round_bbcode,
     render_round_markdown,
 )
 from bot.rules.dice import ScriptedDice
 from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState, Options
+from bot.rules.rule_2_14.command_line import odds_dict, render_odds_text
 
 
 def _result(a_name: str = "Alice", b_name: str = "Bob"):  # type: ignore[no-untyped-def]

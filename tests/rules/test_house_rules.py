@@ -12,7 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rules import by_this_axe, foeq, registry, rule_2_14
+import bot.rules.by_this_axe as by_this_axe
+import bot.rules.foeq as foeq
+import bot.rules.rule_2_14 as rule_2_14
+from bot.rules import registry
 from bot.rules.base import Fighter, HouseRule, RoundResult, Ruleset, get_ruleset, ruleset_ids
 from bot.rules.by_this_axe import BY_THIS_AXE, Combatant, DuelState, Options, round_odds
 from bot.rules.dice import FairDice, ScriptedDice

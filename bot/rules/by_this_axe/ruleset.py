@@ -21,6 +21,7 @@ from bot.rules.base import (
     Side,
     other_side,
 )
+from bot.rules.by_this_axe import command_line
 from bot.rules.by_this_axe.allotments import (
     FLEE_LABEL,
     FLEE_SPEC,
@@ -116,6 +117,7 @@ from bot.rules.by_this_axe.tables import (
     _trick_works,
     describe_outcome,
 )
+from bot.rules.command_line import OddsArguments, OddsReport
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
 
@@ -813,6 +815,16 @@ class ByThisAxe(Ruleset):
         return outcomes_from_joint(
             joint, state.a, state.b, picks["a"] == FLEE, picks["b"] == FLEE, flight
         )
+
+    # -- the command line (command_line.py) ---------------------------------------------
+
+    def odds_arguments(self) -> OddsArguments:
+        return command_line.ODDS_ARGUMENTS
+
+    def odds_from_arguments(
+        self, values: Mapping[str, Any], house_rules: Mapping[str, str]
+    ) -> OddsReport:
+        return command_line.odds_report(self, values, house_rules)
 
 
 def round_odds(

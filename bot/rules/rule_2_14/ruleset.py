@@ -19,8 +19,10 @@ from bot.rules.base import (
     Side,
     other_side,
 )
+from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
+from bot.rules.rule_2_14 import command_line
 from bot.rules.rule_2_14.moves import (
     ATTACKS,
     DEFENCES,
@@ -374,6 +376,22 @@ class Rule214(Ruleset):
                 ordered = {o: dist[o] for o in OUTCOMES if dist.get(o, Fraction(0)) != 0}
                 table.append((a_move, b_move, ordered))
         return table
+
+    # -- the command line (command_line.py) ---------------------------------------------
+
+    short_round_keys = command_line.SHORT_ROUND_KEYS
+    short_round_help = command_line.SHORT_ROUND_HELP
+
+    def parse_short_round(self, data: Mapping[str, Any], where: str) -> ShortRound:
+        return command_line.parse_short_round(data, where)
+
+    def odds_arguments(self) -> OddsArguments:
+        return command_line.ODDS_ARGUMENTS
+
+    def odds_from_arguments(
+        self, values: Mapping[str, Any], house_rules: Mapping[str, str]
+    ) -> OddsReport:
+        return command_line.odds_report(self, values, house_rules)
 
 
 RULE_2_14 = Rule214()

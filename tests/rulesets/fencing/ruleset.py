@@ -24,6 +24,7 @@ from bot.rules.base import (
     Side,
     other_side,
 )
+from bot.rules.command_line import OddsArguments, OddsFlag, OddsReport
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats
 
@@ -138,6 +139,34 @@ class Fencing(Ruleset):
             ("Skill", str(side_state.get("skill", "?"))),
             ("Touches", str(side_state.get("touches", 0))),
         ]
+
+    def odds_arguments(self) -> OddsArguments:
+        def side_flags(side: str) -> tuple[OddsFlag, ...]:
+            return (
+                OddsFlag(f"{side}_skill", "skill (0-3)", "int", "N", required=True),
+                OddsFlag(f"{side}_action", "thrust, feint or parry", metavar="ACTION",
+                         required=True),
+            )
+
+        return OddsArguments(
+            summary="the outcome of one exchange for two actions",
+            flags=(*side_flags("a"), *side_flags("b")),
+            example="--a-skill 1 --a-action feint --b-skill 0 --b-action feint",
+        )
+
+    def odds_from_arguments(
+        self, values: Mapping[str, Any], house_rules: Mapping[str, str]
+    ) -> OddsReport:
+        a = Fighter(values["a_name"], {"skill": values["a_skill"]})
+        b = Fighter(values["b_name"], {"skill": values["b_skill"]})
+        state = self.initial_state(a, b, house_rules)
+        choices: dict[Side, str | None] = {
+            side: self.parse_choice(values[f"{side}_action"]) for side in SIDES
+        }
+        odds = self.outcome_distribution(state, choices, self.make_options(house_rules))
+        shown = {outcome: str(p) for outcome, p in sorted(odds.items()) if p}
+        text = "".join(f"{outcome}  {p}\n" for outcome, p in shown.items())
+        return OddsReport({"ruleset": self.id, "outcomes": shown}, text)
 
     def resolve(
         self,

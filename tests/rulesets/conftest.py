@@ -1,0 +1,5 @@
+"""Fixtures for the fourth ruleset's tests: the fake Discord."""
+
+from tests.fakediscord.pytest_plugin import fake_discord
+
+__all__ = ["fake_discord"]
