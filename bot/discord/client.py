@@ -1,4 +1,11 @@
-"""The bot: loads cogs, registers persistent buttons, syncs commands, runs the workers."""
+"""The bot: its typed parts (services, settings, wake-ups, limits), the extensions it loads,
+and the command sync.
+
+Every command and callback takes ``discord.Interaction[DuelBot]``, so ``interaction.client``
+is typed. This module imports nothing else of the Discord layer but the limits it owns
+(pacing, flood): the error handler, the persistent buttons and the cogs are extensions,
+loaded by name, and each imports this module at its top.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +17,25 @@ import discord
 import yarl
 from discord.ext import commands
 
-from bot.config import Settings
-from bot.discord.pacing import PacingTrace
+from bot.config import DiscordSettings, Settings
+from bot.discord.flood import UserRateLimiter
+from bot.discord.pacing import GlobalPacer, PacingTrace
 from bot.services import Services
 
 log = logging.getLogger(__name__)
 
+# The extensions setup_hook loads, in order: the error handler first; the ladder after the
+# commander cog (its /duel record joins the commander cog's /duel group).
 COGS = (
+    "bot.discord.errors",
     "bot.discord.cogs.commander",
     "bot.discord.cogs.admin",
     "bot.discord.cogs.intake",
     "bot.discord.cogs.odds",
-    "bot.discord.cogs.workers",
-    "bot.discord.cogs.ladder",  # after commander: /duel record joins its /duel group
+    "bot.discord.workers.poster",
+    "bot.discord.workers.scheduler",
+    "bot.discord.workers.heartbeat",
+    "bot.discord.cogs.ladder",
 )
 
 
@@ -49,7 +62,17 @@ ALLOWED_MENTIONS = discord.AllowedMentions(
 )
 
 
-def _base_kwargs(settings: Settings) -> dict[str, Any]:
+def syncs_commands(settings: DiscordSettings) -> bool:
+    """Whether this process registers the slash commands with Discord: the one that holds
+    shard 0 (a process without sharding holds every shard). Several processes of one bot
+    would otherwise each sync the same tree at every start, and Discord rate-limits the
+    command routes hard (``duelbot`` processes of shards 1.. leave it to shard 0's)."""
+    if not settings.sync_commands:
+        return False
+    return not settings.shard_ids or 0 in settings.shard_ids
+
+
+def _base_kwargs(settings: Settings, trace: PacingTrace) -> dict[str, Any]:
     return {
         "command_prefix": commands.when_mentioned,
         "intents": intents(),
@@ -59,77 +82,80 @@ def _base_kwargs(settings: Settings) -> dict[str, Any]:
         "chunk_guilds_at_startup": False,
         "member_cache_flags": discord.MemberCacheFlags.none(),
         # Global REST pacing, counted when each request is sent (bot/discord/pacing.py).
-        "http_trace": PacingTrace(),
+        "http_trace": trace,
     }
 
 
-async def _setup(bot: Any) -> None:
-    from bot.discord.errors import install_error_handler
-    from bot.discord.intake_buttons import MoveButton
+class DuelBot(commands.Bot):
+    """The bot and what the Discord layer reads from it: the services, the settings, the
+    workers' wake-ups, the per-user flood limiter and the global REST pacer."""
 
-    install_error_handler(bot)
-    bot.add_dynamic_items(MoveButton)
-    for cog in COGS:
-        await bot.load_extension(cog)
-    settings: Settings = bot.settings
-    if settings.discord.sync_commands:
-        try:
-            if settings.discord.sync_guild_ids:
-                for guild_id in settings.discord.sync_guild_ids:
-                    guild = discord.Object(guild_id)
-                    bot.tree.copy_global_to(guild=guild)
-                    await bot.tree.sync(guild=guild)
-            else:
-                await bot.tree.sync()
-        except discord.HTTPException:
-            log.exception("Slash command sync failed; commands already registered still work")
-
-
-class _DuelBotParts:
-    """What both bot classes carry: the services, the settings and the workers' wake-ups."""
-
-    def _attach(self, services: Services, settings: Settings) -> None:
+    def __init__(self, services: Services, settings: Settings, **options: Any) -> None:
+        self.pacing = PacingTrace()
+        super().__init__(**_base_kwargs(settings, self.pacing), **options)
         self.services = services
         self.settings = settings
         self.outbox_wakeup = asyncio.Event()
         self.scheduler_wakeup = asyncio.Event()
+        limits = settings.limits
+        self.flood = UserRateLimiter(
+            limits.dm_burst, limits.dm_window_seconds, limits.dm_tracked_users
+        )
+
+    @property
+    def pacer(self) -> GlobalPacer:
+        return self.pacing.pacer
+
+    def wake_outbox(self) -> None:
+        """New outbox rows are committed: the poster looks now instead of at its next poll."""
+        self.outbox_wakeup.set()
 
     async def setup_hook(self) -> None:
-        await _setup(self)
+        # Known once logged in: the bot's own webhooks are exempt from the global limit.
+        self.pacing.application_id = self.application_id
+        for extension in COGS:
+            await self.load_extension(extension)
+        if syncs_commands(self.settings.discord):
+            await self.sync_commands()
+
+    async def sync_commands(self) -> None:
+        guild_ids = self.settings.discord.sync_guild_ids
+        try:
+            if guild_ids:
+                for guild_id in guild_ids:
+                    guild = discord.Object(guild_id)
+                    self.tree.copy_global_to(guild=guild)
+                    await self.tree.sync(guild=guild)
+            else:
+                await self.tree.sync()
+        except discord.HTTPException:
+            log.exception("Slash command sync failed; commands already registered still work")
 
 
-class DuelBot(_DuelBotParts, commands.Bot):
+class ShardedDuelBot(DuelBot, commands.AutoShardedBot):
+    """The same bot on an AutoShardedClient: the shards it holds come from the settings."""
+
     def __init__(self, services: Services, settings: Settings) -> None:
-        super().__init__(**_base_kwargs(settings))
-        self._attach(services, settings)
-
-
-class ShardedDuelBot(_DuelBotParts, commands.AutoShardedBot):
-    def __init__(self, services: Services, settings: Settings) -> None:
-        kwargs = _base_kwargs(settings)
-        kwargs["shard_count"] = settings.discord.shard_count
+        options: dict[str, Any] = {"shard_count": settings.discord.shard_count}
         if settings.discord.shard_ids:
-            kwargs["shard_ids"] = list(settings.discord.shard_ids)
-        super().__init__(**kwargs)
-        self._attach(services, settings)
+            options["shard_ids"] = list(settings.discord.shard_ids)
+        super().__init__(services, settings, **options)
 
 
-def create_bot(services: Services, settings: Settings) -> DuelBot | ShardedDuelBot:
+def create_bot(services: Services, settings: Settings) -> DuelBot:
     point_at(settings.discord.api_base_url, settings.discord.gateway_url)
     if settings.discord.shard_count is not None:
         return ShardedDuelBot(services, settings)
     return DuelBot(services, settings)
 
 
-def services_of(client: discord.Client) -> Services:
-    return client.services  # type: ignore[attr-defined, no-any-return]
+def services_of(client: DuelBot) -> Services:
+    return client.services
 
 
-def settings_of(client: discord.Client) -> Settings:
-    return client.settings  # type: ignore[attr-defined, no-any-return]
+def settings_of(client: DuelBot) -> Settings:
+    return client.settings
 
 
-def wake_outbox(client: discord.Client) -> None:
-    event = getattr(client, "outbox_wakeup", None)
-    if event is not None:
-        event.set()
+def wake_outbox(client: DuelBot) -> None:
+    client.wake_outbox()

@@ -1,16 +1,17 @@
-"""The central error handler: every refusal and failure answers the user ephemerally."""
+"""The central error handler: every refusal and failure answers the user ephemerally.
+Loaded as an extension (bot/discord/client.py COGS), which installs it on the bot's tree."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.db.engine import DatabaseUnavailable
-from bot.discord.checks import Refused
+from bot.discord.checks import CheckCrashed, Refused
+from bot.discord.client import DuelBot
 from bot.rules.errors import RulesError
 from bot.services.errors import DomainError
 
@@ -25,7 +26,9 @@ UNEXPECTED = "Something went wrong on duelbot's side; the error was logged. Plea
 
 def user_message(error: BaseException) -> str | None:
     """The text to show for an expected error, or None for a bug."""
-    if isinstance(error, (app_commands.CommandInvokeError, commands.CommandInvokeError)):
+    if isinstance(
+        error, (app_commands.CommandInvokeError, commands.CommandInvokeError, CheckCrashed)
+    ):
         error = error.original
     if isinstance(error, (DomainError, Refused, RulesError)):
         return error.message
@@ -42,7 +45,7 @@ def user_message(error: BaseException) -> str | None:
     return None
 
 
-async def reply_ephemeral(interaction: discord.Interaction, text: str) -> None:
+async def reply_ephemeral(interaction: discord.Interaction[DuelBot], text: str) -> None:
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
@@ -53,7 +56,7 @@ async def reply_ephemeral(interaction: discord.Interaction, text: str) -> None:
 
 
 async def on_app_command_error(
-    interaction: discord.Interaction, error: app_commands.AppCommandError
+    interaction: discord.Interaction[DuelBot], error: app_commands.AppCommandError
 ) -> None:
     message = user_message(error)
     if message is None:
@@ -63,5 +66,9 @@ async def on_app_command_error(
     await reply_ephemeral(interaction, message)
 
 
-def install_error_handler(bot: Any) -> None:
-    bot.tree.on_error = on_app_command_error
+def install_error_handler(bot: DuelBot) -> None:
+    bot.tree.error(on_app_command_error)
+
+
+async def setup(bot: DuelBot) -> None:
+    install_error_handler(bot)

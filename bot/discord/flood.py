@@ -22,10 +22,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import discord
-
-from bot.config import LimitSettings
 
 log = logging.getLogger(__name__)
 
@@ -137,23 +136,11 @@ class UserRateLimiter:
         )
 
 
-def limiter_of(client: discord.Client) -> UserRateLimiter:
-    """The client's one limiter, made from its settings on first use."""
-    limiter = getattr(client, "_duelbot_flood", None)
-    if isinstance(limiter, UserRateLimiter):
-        return limiter
-    settings: LimitSettings = client.settings.limits  # type: ignore[attr-defined]
-    limiter = UserRateLimiter(
-        settings.dm_burst, settings.dm_window_seconds, settings.dm_tracked_users
-    )
-    client._duelbot_flood = limiter  # type: ignore[attr-defined]
-    return limiter
-
-
-async def refuse_interaction(interaction: discord.Interaction) -> bool:
+async def refuse_interaction(
+    interaction: discord.Interaction[Any], limiter: UserRateLimiter
+) -> bool:
     """Answer a move click or `/move` over the limit with an ephemeral refusal (True), or
     take its allowance (False). Discord needs every interaction answered."""
-    limiter = limiter_of(interaction.client)
     decision = limiter.check(interaction.user.id)
     if decision.allowed:
         return False
@@ -161,4 +148,4 @@ async def refuse_interaction(interaction: discord.Interaction) -> bool:
     return True
 
 
-__all__ = ["Decision", "UserRateLimiter", "Verdict", "limiter_of", "refuse_interaction"]
+__all__ = ["Decision", "UserRateLimiter", "Verdict", "refuse_interaction"]

@@ -1,8 +1,9 @@
 """Liveness: the bot touches a heartbeat file while connected; ``duelbot health`` reads it.
 
 The file is at $DUELBOT_HEARTBEAT_FILE (default ``./.duelbot-heartbeat``) and holds the
-Unix time of the last beat. The workers cog beats every 30 s while the gateway is connected;
-``check()`` (the Docker HEALTHCHECK) passes while the last beat is under 120 s old.
+Unix time of the last beat. The heartbeat worker (bot/discord/workers/heartbeat.py) beats
+every 30 s while the gateway is connected; ``check()`` (the Docker HEALTHCHECK) passes
+while the last beat is under 120 s old.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 import discord
 
 from bot.discord import flood
-from bot.discord.client import services_of
+from bot.discord.client import DuelBot, services_of, wake_outbox
 from bot.discord.errors import reply_ephemeral, user_message
 from bot.discord.render import receipt_text
 
@@ -38,7 +38,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[Any],
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
@@ -46,8 +46,12 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
         label = getattr(item, "label", None)
         return cls(int(match["duel_id"]), int(match["round_no"]), match["move"], label)
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        if await flood.refuse_interaction(interaction):
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        # discord.py types an item's callback for any client; this bot's clicks are DuelBot's.
+        await self.clicked(interaction)
+
+    async def clicked(self, interaction: discord.Interaction[DuelBot]) -> None:
+        if await flood.refuse_interaction(interaction, interaction.client.flood):
             return
         # Answer first: the database may be busy, Discord gives us 3 seconds.
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -68,6 +72,4 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
             return
         await interaction.followup.send(receipt_text(receipt), ephemeral=True)
         if receipt.closed is not None:
-            from bot.discord.client import wake_outbox
-
             wake_outbox(interaction.client)

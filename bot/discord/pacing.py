@@ -197,30 +197,14 @@ class PacingTrace(aiohttp.TraceConfig):
             context.duelbot_slot = None
 
 
-def install(client: discord.Client, pacer: GlobalPacer | None = None) -> GlobalPacer:
-    """The client's pacer: its :class:`PacingTrace`'s when it was created with one (the
-    bot is), else its REST requests are routed through a new pacer (once per client)."""
-    http = client.http
-    trace = getattr(http, "http_trace", None)
-    if isinstance(trace, PacingTrace):
-        trace.application_id = client.application_id
-        return trace.pacer
-    existing = getattr(http, "_duelbot_pacer", None)
-    if isinstance(existing, GlobalPacer):
-        return existing
-    chosen = pacer or GlobalPacer()
-    original = http.request
-
-    async def request(route: discord.http.Route, **kwargs: Any) -> Any:
-        slot = await chosen.acquire(bulk=BULK.get())
-        try:
-            return await original(route, **kwargs)
-        finally:
-            chosen.release(slot)
-
-    http.request = request  # type: ignore[method-assign]
-    http._duelbot_pacer = chosen  # type: ignore[attr-defined]
-    return chosen
+def install(client: discord.Client) -> GlobalPacer:
+    """The pacer of a client created with a :class:`PacingTrace` (the bot is: DuelBot);
+    records the application id, whose webhooks are exempt, once it is known."""
+    trace = client.http.http_trace
+    if not isinstance(trace, PacingTrace):
+        raise TypeError("this client was created without a PacingTrace (http_trace=...)")
+    trace.application_id = client.application_id
+    return trace.pacer
 
 
 __all__ = ["BULK", "GlobalPacer", "PacingTrace", "Slot", "install"]

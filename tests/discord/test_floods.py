@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.models import Submission
-from bot.discord import flood, pacing
+from bot.discord import pacing
 from tests.discord.harness import World, running_world
 from tests.discord.test_full_duel import setup_duel
 from tests.fakediscord import FakeDiscord, RateLimits
@@ -64,7 +64,7 @@ async def test_burst_of_dms_gets_one_notice_then_silence(
     async with running_world(fake, database, change_of_choice=True) as w:
         duel_id = await open_round_for_ann(w)
         clock = Clock()
-        limiter = flood.limiter_of(w.bot)
+        limiter = w.bot.flood
         limiter.clock = clock
         prompt = fake.dms_to(w.ann.id)[0]
         for i in range(50):

@@ -49,7 +49,7 @@ async def test_a_round_closes_itself_at_its_deadline_once(
         assert result.on_behalf_of == world.commander.id
 
         # More scheduler passes (the loop's and explicit ones, concurrently) change nothing.
-        await asyncio.gather(*(world.workers.schedule_once() for _ in range(3)))
+        await asyncio.gather(*(world.scheduler.schedule_once() for _ in range(3)))
         world.wake_scheduler()
         await asyncio.sleep(0.6)
         assert len(await world.outbox(kind="round_result")) == 1
@@ -99,7 +99,7 @@ async def test_reminders_go_only_to_the_duellist_who_has_not_moved(
         ]
 
         # Once per offset: later passes queue nothing more, and alice never hears of it.
-        await world.workers.schedule_once()
+        await world.scheduler.schedule_once()
         world.wake_scheduler()
         await asyncio.sleep(0.6)
         assert len(await world.outbox(kind="reminder_dm")) == 1

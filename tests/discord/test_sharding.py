@@ -1,6 +1,7 @@
 """Two bot processes (here two clients with their own engines) share one database as shards
 0 and 1 of 2: the guild's commands reach shard 1, DMs reach shard 0, both run the outbox and
-the scheduler, and every post still goes out exactly once."""
+the scheduler, and every post still goes out exactly once. Both are configured to sync the
+slash commands; only the one holding shard 0 does."""
 
 from __future__ import annotations
 
@@ -31,11 +32,13 @@ async def test_two_shard_processes_share_one_database(
             settings = replace(
                 base,
                 discord=replace(
-                    base.discord, shard_count=2, shard_ids=(shard,), sync_commands=shard == 0
+                    base.discord, shard_count=2, shard_ids=(shard,), sync_commands=True
                 ),
             )
             bot = create_bot(Services.create(make_db(), settings.duels), settings)
             bots.append(await stack.enter_async_context(run_bot(bot, fake)))
+        # The command tree is registered once, by shard 0's process.
+        assert len(fake.requests_to("PUT", f"/applications/{fake.application_id}/commands")) == 1
         owner = (guild.id >> 22) % 2
         assert bots[owner].get_guild(guild.id) is not None
         assert bots[1 - owner].get_guild(guild.id) is None

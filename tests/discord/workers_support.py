@@ -12,16 +12,16 @@ from datetime import datetime
 from typing import Any, TypeVar, cast
 from unittest import mock
 
-from discord.ext import commands
 from sqlalchemy import select, update
 
 from bot.config import DiscordSettings, DuelSettings, Settings, WorkerSettings
 from bot.db.engine import Database
 from bot.db.models import AuditEntry, OutboxPost, Round
 from bot.discord import client as client_module
-from bot.discord.client import create_bot, wake_outbox
-from bot.discord.cogs.workers import Workers
+from bot.discord.client import DuelBot, create_bot, wake_outbox
 from bot.discord.posts import marker_ids
+from bot.discord.workers.poster import Poster
+from bot.discord.workers.scheduler import Scheduler
 from bot.services import Services
 from bot.services.views import DuelView, MemberRef
 from tests.fakediscord import (
@@ -34,6 +34,7 @@ from tests.fakediscord import (
 )
 
 T = TypeVar("T")
+C = TypeVar("C")
 
 COMMANDER_NICK = "Commander Vimes"
 
@@ -46,7 +47,7 @@ def available_cogs() -> tuple[str, ...]:
 @dataclass
 class World:
     fake: FakeDiscord
-    bot: commands.Bot
+    bot: DuelBot
     services: Services
     db: Database
     guild_id: int
@@ -57,17 +58,24 @@ class World:
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def workers(self) -> Workers:
+    def poster(self) -> Poster:
+        return self._cog(Poster)
+
+    @property
+    def scheduler(self) -> Scheduler:
+        return self._cog(Scheduler)
+
+    def _cog(self, kind: type[C]) -> C:
         # load_extension imports its own copy of the module: compare by name, not class
-        cog = self.bot.get_cog("Workers")
-        assert cog is not None and type(cog).__name__ == Workers.__name__
-        return cast(Workers, cog)
+        cog = self.bot.get_cog(kind.__name__)
+        assert cog is not None and type(cog).__name__ == kind.__name__
+        return cast(C, cog)
 
     def wake(self) -> None:
         wake_outbox(self.bot)
 
     def wake_scheduler(self) -> None:
-        self.bot.scheduler_wakeup.set()  # type: ignore[attr-defined]
+        self.bot.scheduler_wakeup.set()
 
     async def start_duel(self, *, thread_id: int | None = None) -> DuelView:
         a = MemberRef(self.alice.id, "Alice")

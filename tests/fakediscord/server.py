@@ -133,6 +133,13 @@ def _method_matches(want: str, got: str) -> bool:
     return want == "*" or want.upper() == got.upper()
 
 
+# Discord's 403 codes for a DM it will not deliver (JSON error codes in the API docs).
+CANNOT_DM = 50007
+NO_MUTUAL_GUILDS = 50278
+DM_REFUSALS = {
+    CANNOT_DM: "Cannot send messages to this user",
+    NO_MUTUAL_GUILDS: "Cannot send messages to this user due to having no mutual guilds",
+}
 _MENTION = re.compile(r"<@!?(\d+)>")
 
 
@@ -187,7 +194,8 @@ class FakeDiscord:
         self.unknown_routes: list[str] = []
         #: Tracebacks of exceptions inside the fake itself. check() fails on them.
         self.errors: list[str] = []
-        self.blocked_dm_users: set[int] = set()
+        #: user id -> the JSON code a DM to them is refused with (403).
+        self.blocked_dm_users: dict[int, int] = {}
         self.faults: list[Fault] = []
         #: Opt-in enforcement of Discord's rate limits (see ratelimits.py); None: off.
         self.ratelimiter: RateLimiter | None = None
@@ -666,12 +674,15 @@ class FakeDiscord:
     def clear_faults(self) -> None:
         self.faults.clear()
 
-    def block_dms(self, user_id: int) -> None:
-        """POST /channels/{dm}/messages to this user answers 403 code 50007."""
-        self.blocked_dm_users.add(user_id)
+    def block_dms(self, user_id: int, code: int = CANNOT_DM) -> None:
+        """POST /channels/{dm}/messages to this user answers 403 with ``code``: 50007 (the
+        user's DMs are closed to the bot, the default) or 50278 (no server in common)."""
+        if code not in DM_REFUSALS:
+            raise ValueError(f"Discord refuses DMs with {sorted(DM_REFUSALS)}, not {code}")
+        self.blocked_dm_users[user_id] = code
 
     def unblock_dms(self, user_id: int) -> None:
-        self.blocked_dm_users.discard(user_id)
+        self.blocked_dm_users.pop(user_id, None)
 
     async def drop_connection(self, shard_id: int | None = None, code: int = 4000) -> None:
         """Close gateway socket(s); discord.py then RESUMEs at resume_gateway_url."""
@@ -1438,8 +1449,9 @@ class FakeDiscord:
         async def post_message(ctx: Ctx) -> Any:
             ch = self._channel(ctx.int_param("channel_id"))
             if ch.is_dm:
-                if ch.recipient_ids and ch.recipient_ids[0] in self.blocked_dm_users:
-                    raise ApiError(403, 50007, "Cannot send messages to this user")
+                refusal = ch.recipient_ids and self.blocked_dm_users.get(ch.recipient_ids[0])
+                if refusal:
+                    raise ApiError(403, refusal, DM_REFUSALS[refusal])
             else:
                 need = VIEW_CHANNEL | (SEND_MESSAGES_IN_THREADS if ch.is_thread else SEND_MESSAGES)
                 self._require_bot_perms(ch.guild_id, need)

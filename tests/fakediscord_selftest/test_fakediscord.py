@@ -450,6 +450,21 @@ async def test_blocked_dm_raises_forbidden_50007(world: World) -> None:
         assert fake.dms_to(world.bob.id) == []
 
 
+async def test_dm_refused_for_no_mutual_guilds_50278(world: World) -> None:
+    fake = world.fake
+    fake.block_dms(world.bob.id, code=50278)
+    with pytest.raises(ValueError):
+        fake.block_dms(world.alice.id, code=50013)  # not a DM refusal
+    async with run_bot(TinyBot(), fake) as bot:
+        user = await bot.fetch_user(world.bob.id)
+        with pytest.raises(discord.Forbidden) as info:
+            await user.send("you have a duel")
+        assert info.value.code == 50278 and "mutual" in info.value.text
+        fake.unblock_dms(world.bob.id)
+        await user.send("now it goes")
+        assert [m.content for m in fake.dms_to(world.bob.id)] == ["now it goes"]
+
+
 async def test_500_then_success_retry(world: World) -> None:
     fake = world.fake
     async with run_bot(TinyBot(), fake) as bot:

@@ -23,8 +23,8 @@ from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.models import OutboxPost
-from bot.discord.cogs import workers
 from bot.discord.posts import marker_ids
+from bot.discord.workers import poster, webhooks
 from tests.discord.harness import World, populate, running_world
 from tests.discord.test_full_duel import setup_duel
 from tests.fakediscord import FakeDiscord
@@ -164,7 +164,7 @@ def check(figures: dict[str, Any]) -> None:
 def channel_webhook(fake: FakeDiscord) -> str:
     """The path pattern of the channel's "duelbot" webhook (made for the duel's first post),
     not of interaction followups, which are POST /webhooks/{application id}/{token} too."""
-    [hook] = [h for h in fake.webhooks.values() if h.name == workers.WEBHOOK_NAME]
+    [hook] = [h for h in fake.webhooks.values() if h.name == webhooks.WEBHOOK_NAME]
     return f"/webhooks/{hook.id}/*"
 
 
@@ -211,7 +211,7 @@ async def test_slow_responses_past_the_client_timeout(
 ) -> None:
     # The poster gives one post POST_TIMEOUT (60 s); here 1 s, and the webhook answers
     # after 2.5 s: the post lands at Discord but the bot never sees the answer.
-    monkeypatch.setattr(workers, "POST_TIMEOUT", 1.0)
+    monkeypatch.setattr(poster, "POST_TIMEOUT", 1.0)
 
     async def inject(w: World) -> None:
         fake_discord.delay("POST", channel_webhook(fake_discord), 2.5, times=2)

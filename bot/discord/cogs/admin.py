@@ -8,11 +8,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.checks import require_admin, require_guild
-from bot.discord.client import services_of
+from bot.discord.checks import MANAGE_SERVER, admin_only, require_guild
+from bot.discord.client import DuelBot, services_of
 from bot.discord.render import LATER_DUELS_ONLY, settings_embed
-
-MANAGE_SERVER = discord.Permissions(manage_guild=True)
 
 
 def role_manager(role: discord.Role) -> str | None:
@@ -42,13 +40,13 @@ class Admin(commands.Cog):
         default_permissions=MANAGE_SERVER,
     )
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
 
     @config.command(name="show", description="Show this server's duel settings")
-    async def show(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        settings = await require_admin(interaction)
+    @admin_only()
+    async def show(self, interaction: discord.Interaction[DuelBot]) -> None:
+        settings = await services_of(self.bot).settings.get(await require_guild(interaction))
         await interaction.followup.send(embed=settings_embed(settings), ephemeral=True)
 
     @config.command(
@@ -56,9 +54,10 @@ class Admin(commands.Cog):
         description="Allow duellists to change a submitted move before the round closes",
     )
     @app_commands.describe(enabled="True: moves may be changed until the close")
-    async def change_of_choice(self, interaction: discord.Interaction, enabled: bool) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_admin(interaction)
+    @admin_only()
+    async def change_of_choice(
+        self, interaction: discord.Interaction[DuelBot], enabled: bool
+    ) -> None:
         settings = await services_of(self.bot).settings.set_change_of_choice(
             await require_guild(interaction), interaction.user.id, enabled
         )
@@ -73,9 +72,10 @@ class Admin(commands.Cog):
 
     @config.command(name="commander-role", description="The role whose members are commanders")
     @app_commands.describe(role="Commander role")
-    async def commander_role(self, interaction: discord.Interaction, role: discord.Role) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_admin(interaction)
+    @admin_only()
+    async def commander_role(
+        self, interaction: discord.Interaction[DuelBot], role: discord.Role
+    ) -> None:
         await services_of(self.bot).settings.set_commander_role(
             await require_guild(interaction),
             interaction.user.id,
@@ -92,9 +92,10 @@ class Admin(commands.Cog):
 
     @config.command(name="admin-role", description="The role whose members are duel admins")
     @app_commands.describe(role="Admin role")
-    async def admin_role(self, interaction: discord.Interaction, role: discord.Role) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_admin(interaction)
+    @admin_only()
+    async def admin_role(
+        self, interaction: discord.Interaction[DuelBot], role: discord.Role
+    ) -> None:
         await services_of(self.bot).settings.set_admin_role(
             await require_guild(interaction),
             interaction.user.id,
@@ -112,11 +113,10 @@ class Admin(commands.Cog):
         description="What happens to a duellist who sent no move by the close",
     )
     @app_commands.describe(policy="none: no move is made; forfeit: the other duellist wins")
+    @admin_only()
     async def missing_move(
-        self, interaction: discord.Interaction, policy: Literal["none", "forfeit"]
+        self, interaction: discord.Interaction[DuelBot], policy: Literal["none", "forfeit"]
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_admin(interaction)
         await services_of(self.bot).settings.set_missing_move(
             await require_guild(interaction), interaction.user.id, policy
         )
@@ -131,9 +131,10 @@ class Admin(commands.Cog):
         description="Whether duellists locked in combat can retreat",
     )
     @app_commands.describe(enabled="True: a locked duellist's retreat fails")
-    async def locked_blocks_retreat(self, interaction: discord.Interaction, enabled: bool) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await require_admin(interaction)
+    @admin_only()
+    async def locked_blocks_retreat(
+        self, interaction: discord.Interaction[DuelBot], enabled: bool
+    ) -> None:
         await services_of(self.bot).settings.set_locked_blocks_retreat(
             await require_guild(interaction), interaction.user.id, enabled
         )
@@ -141,5 +142,5 @@ class Admin(commands.Cog):
         await interaction.followup.send(f"Now {text}.\n{LATER_DUELS_ONLY}", ephemeral=True)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: DuelBot) -> None:
     await bot.add_cog(Admin(bot))

@@ -1,7 +1,8 @@
 """Commander commands: /stats, /duel, /round. Parse, call one service, render.
 
-Every command defers first (Discord allows 3 s) and answers ephemerally; public posts (duel
-cards, round openings, results) go through the outbox, on behalf of the commander.
+Every command answers Discord first (it allows 3 s; a commander command in its check,
+bot/discord/checks.py) and then follows up ephemerally; public posts (duel cards, round
+openings, results) go through the outbox, on behalf of the commander.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from discord.ext import commands
 
 from bot.archive import export_html
 from bot.db.models import ID_MAX, ID_MIN
-from bot.discord.checks import require_commander, require_guild
-from bot.discord.client import services_of, wake_outbox
+from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
+from bot.discord.client import DuelBot, services_of, wake_outbox
 from bot.discord.render import (
     deadline_text,
     duel_embed,
@@ -36,7 +37,6 @@ from bot.services.profiles import stats_ruleset
 from bot.services.scope import DuelScope
 from bot.services.views import MemberRef
 
-MANAGE_SERVER = discord.Permissions(manage_guild=True)
 # `/stats set` sets the sheet the profile keeps in its columns (two whole numbers); its
 # range is the ruleset's own.
 _STAT_FIELDS = {f.name: f for f in stats_ruleset().sheet_fields}
@@ -45,7 +45,7 @@ _STAT_MAX = max(f.maximum for f in _STAT_FIELDS.values() if f.maximum is not Non
 Stat = app_commands.Range[int, _STAT_MIN, _STAT_MAX]
 
 
-class DuelNumber(app_commands.Transformer):
+class DuelNumber(app_commands.Transformer[DuelBot]):
     """A duel number option. Its registered range keeps Discord's clients within our ids;
     any other integer still reaches the service, which answers it as an unknown duel (a
     range error here would answer differently from "no such duel")."""
@@ -62,7 +62,7 @@ class DuelNumber(app_commands.Transformer):
     def max_value(self) -> int:
         return ID_MAX
 
-    async def transform(self, interaction: discord.Interaction, value: Any) -> int:
+    async def transform(self, interaction: discord.Interaction[DuelBot], value: Any) -> int:
         return int(value)
 
 
@@ -83,14 +83,6 @@ SHEET_RULESETS = [
 # A USER option resolves to a Member when the payload carries the member, else to a User:
 # accept both so a sparse payload (a proxy, a stand-in) still works.
 AnyMember = discord.Member | discord.User
-
-
-async def commander_answer(interaction: discord.Interaction) -> int:
-    """Every commander command starts so: answer Discord at once (ephemeral, "thinking"), then
-    check the caller; returns the server id."""
-    await interaction.response.defer(ephemeral=True, thinking=True)
-    await require_commander(interaction)
-    return await require_guild(interaction)
 
 
 def member_ref(member: AnyMember) -> MemberRef:
@@ -115,7 +107,7 @@ def duellist_ref(member: AnyMember) -> MemberRef:
 
 
 async def duel_autocomplete(
-    interaction: discord.Interaction, current: str
+    interaction: discord.Interaction[DuelBot], current: str
 ) -> list[app_commands.Choice[int]]:
     """The duels the caller may name: this server's, or in a DM their own."""
     scope = DuelScope.of_caller(interaction.user.id, interaction.guild_id)
@@ -123,7 +115,7 @@ async def duel_autocomplete(
 
 
 async def own_duel_autocomplete(
-    interaction: discord.Interaction, current: str
+    interaction: discord.Interaction[DuelBot], current: str
 ) -> list[app_commands.Choice[int]]:
     """The caller's own live duels (of this server, when used in one): for /move."""
     scope = DuelScope.of_duellist(interaction.user.id, interaction.guild_id)
@@ -131,7 +123,7 @@ async def own_duel_autocomplete(
 
 
 async def _duel_choices(
-    interaction: discord.Interaction, scope: DuelScope, current: str
+    interaction: discord.Interaction[DuelBot], scope: DuelScope, current: str
 ) -> list[app_commands.Choice[int]]:
     duels = await services_of(interaction.client).duels.duels_in_scope(scope)
     wanted = current.strip().lstrip("#").casefold()
@@ -164,7 +156,7 @@ class Commander(commands.Cog):
         default_permissions=MANAGE_SERVER,
     )
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
 
     # -- /stats -------------------------------------------------------------------------
@@ -172,10 +164,11 @@ class Commander(commands.Cog):
     @stats.command(name="set", description="Set a member's STR and AGI for duels")
     @app_commands.describe(member="The duellist", str_="Strength (STR)", agi="Agility (AGI)")
     @app_commands.rename(str_="str")
+    @commander_only()
     async def stats_set(
-        self, interaction: discord.Interaction, member: AnyMember, str_: Stat, agi: Stat
+        self, interaction: discord.Interaction[DuelBot], member: AnyMember, str_: Stat, agi: Stat
     ) -> None:
-        guild_id = await commander_answer(interaction)
+        guild_id = await require_guild(interaction)
         profile = await services_of(self.bot).profiles.set_stats(
             guild_id, interaction.user.id, duellist_ref(member), str_, agi
         )
@@ -183,8 +176,11 @@ class Commander(commands.Cog):
 
     @stats.command(name="show", description="Show a member's duel statistics")
     @app_commands.describe(member="The duellist")
-    async def stats_show(self, interaction: discord.Interaction, member: AnyMember) -> None:
-        guild_id = await commander_answer(interaction)
+    @commander_only()
+    async def stats_show(
+        self, interaction: discord.Interaction[DuelBot], member: AnyMember
+    ) -> None:
+        guild_id = await require_guild(interaction)
         profile = await services_of(self.bot).profiles.get_stats(guild_id, member_ref(member))
         await interaction.followup.send(profile_text(profile), ephemeral=True)
 
@@ -197,14 +193,15 @@ class Commander(commands.Cog):
         fields="field=value pairs (e.g. character=hero armor_save=5) or a JSON object",
     )
     @app_commands.choices(ruleset=SHEET_RULESETS)
+    @commander_only()
     async def sheet_set(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         member: AnyMember,
         ruleset: str,
         fields: app_commands.Range[str, 1, 1000],
     ) -> None:
-        guild_id = await commander_answer(interaction)
+        guild_id = await require_guild(interaction)
         profile = await services_of(self.bot).profiles.set_sheet(
             guild_id,
             interaction.user.id,
@@ -217,10 +214,11 @@ class Commander(commands.Cog):
     @sheet.command(name="show", description="Show a member's sheet for a duel system")
     @app_commands.describe(member="The duellist", ruleset="The duel system")
     @app_commands.choices(ruleset=SHEET_RULESETS)
+    @commander_only()
     async def sheet_show(
-        self, interaction: discord.Interaction, member: AnyMember, ruleset: str
+        self, interaction: discord.Interaction[DuelBot], member: AnyMember, ruleset: str
     ) -> None:
-        guild_id = await commander_answer(interaction)
+        guild_id = await require_guild(interaction)
         sheet = await services_of(self.bot).profiles.get_sheet(
             guild_id, member_ref(member), ruleset
         )
@@ -240,15 +238,16 @@ class Commander(commands.Cog):
         params="Per-duel settings and house rules, key=value pairs (e.g. flight=after-blows)",
     )
     @app_commands.choices(ruleset=ALL_RULESETS)
+    @commander_only()
     async def duel_start(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         a: AnyMember,
         b: AnyMember,
         ruleset: str | None = None,
         params: app_commands.Range[str, 1, 500] | None = None,
     ) -> None:
-        guild_id = await commander_answer(interaction)
+        guild_id = await require_guild(interaction)
         view = await services_of(self.bot).duels.start_duel(
             guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
@@ -275,15 +274,16 @@ class Commander(commands.Cog):
         accepted="Did the challenged accept?",
         contact="Are both characters' units in contact (a refusal can then be forced)?",
     )
+    @commander_only()
     async def duel_challenge(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         challenger: AnyMember,
         challenged: AnyMember,
         accepted: bool,
         contact: bool = False,
     ) -> None:
-        guild_id = await commander_answer(interaction)
+        guild_id = await require_guild(interaction)
         outcome = await services_of(self.bot).duels.challenge(
             guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
@@ -304,9 +304,9 @@ class Commander(commands.Cog):
     @duel.command(name="list", description="List the live duels in this server")
     @app_commands.describe(include_ended="Also list duels that have ended")
     async def duel_list(
-        self, interaction: discord.Interaction, include_ended: bool = False
+        self, interaction: discord.Interaction[DuelBot], include_ended: bool = False
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await answer_privately(interaction)
         duels = await services_of(self.bot).duels.list_duels(
             await require_guild(interaction), include_ended=include_ended
         )
@@ -315,29 +315,30 @@ class Commander(commands.Cog):
     @duel.command(name="status", description="Show a duel's state")
     @app_commands.describe(duel="Duel number")
     @app_commands.autocomplete(duel=duel_autocomplete)
-    async def duel_status(self, interaction: discord.Interaction, duel: DuelId) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    async def duel_status(self, interaction: discord.Interaction[DuelBot], duel: DuelId) -> None:
+        await answer_privately(interaction)
         view = await services_of(self.bot).duels.get_duel(duel, await require_guild(interaction))
         await interaction.followup.send(embed=duel_embed(view), ephemeral=True)
 
     @duel.command(name="history", description="Show every round of a duel")
     @app_commands.describe(duel="Duel number")
     @app_commands.autocomplete(duel=duel_autocomplete)
-    async def duel_history(self, interaction: discord.Interaction, duel: DuelId) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    async def duel_history(self, interaction: discord.Interaction[DuelBot], duel: DuelId) -> None:
+        await answer_privately(interaction)
         history = await services_of(self.bot).duels.history(duel, await require_guild(interaction))
         await interaction.followup.send(history_text(history), ephemeral=True)
 
     @duel.command(name="end", description="End a duel early (commanders)")
     @app_commands.describe(duel="Duel number", reason="Why the duel ends (shown in the post)")
     @app_commands.autocomplete(duel=duel_autocomplete)
+    @commander_only()
     async def duel_end(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         duel: DuelId,
         reason: app_commands.Range[str, 1, 300],
     ) -> None:
-        guild_id = await commander_answer(interaction)
+        guild_id = await require_guild(interaction)
         view = await services_of(self.bot).duels.end_duel(
             duel_id=duel,
             guild_id=guild_id,
@@ -355,11 +356,11 @@ class Commander(commands.Cog):
     @app_commands.autocomplete(duel=duel_autocomplete)
     async def duel_export(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         duel: DuelId,
         format: Literal["markdown", "bbcode", "json", "html"],
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await answer_privately(interaction)
         # The export read model: what /duel history shows plus, per round, the state before
         # it and the choices (public parts only), so the JSON can be re-adjudicated.
         history = await services_of(self.bot).exports.duel_export(
@@ -381,13 +382,14 @@ class Commander(commands.Cog):
         deadline="When the round closes: 36h, 2d, 1d 12h, or 2026-12-01 18:00 UTC",
     )
     @app_commands.autocomplete(duel=duel_autocomplete)
+    @commander_only()
     async def round_open(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         duel: DuelId,
         deadline: app_commands.Range[str, 1, 60] | None = None,
     ) -> None:
-        guild_id = await commander_answer(interaction)
+        guild_id = await require_guild(interaction)
         when = None if deadline is None else parse_deadline(deadline, datetime.now(UTC))
         opened = await services_of(self.bot).duels.open_round(
             duel_id=duel,
@@ -406,8 +408,9 @@ class Commander(commands.Cog):
     @round.command(name="close", description="Close the open round and post the result")
     @app_commands.describe(duel="Duel number")
     @app_commands.autocomplete(duel=duel_autocomplete)
-    async def round_close(self, interaction: discord.Interaction, duel: DuelId) -> None:
-        guild_id = await commander_answer(interaction)
+    @commander_only()
+    async def round_close(self, interaction: discord.Interaction[DuelBot], duel: DuelId) -> None:
+        guild_id = await require_guild(interaction)
         closed = await services_of(self.bot).duels.close_round(
             duel_id=duel,
             guild_id=guild_id,
@@ -423,8 +426,9 @@ class Commander(commands.Cog):
     @round.command(name="status", description="Who has sent a move (never what)")
     @app_commands.describe(duel="Duel number")
     @app_commands.autocomplete(duel=duel_autocomplete)
-    async def round_status(self, interaction: discord.Interaction, duel: DuelId) -> None:
-        guild_id = await commander_answer(interaction)
+    @commander_only()
+    async def round_status(self, interaction: discord.Interaction[DuelBot], duel: DuelId) -> None:
+        guild_id = await require_guild(interaction)
         status = await services_of(self.bot).duels.round_status(duel, guild_id)
         await interaction.followup.send(round_status_text(status), ephemeral=True)
 
@@ -434,13 +438,14 @@ class Commander(commands.Cog):
         reason="Why the result is voided (posted in the duel's channel and kept in its history)",
     )
     @app_commands.autocomplete(duel=duel_autocomplete)
+    @commander_only()
     async def round_undo(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         duel: DuelId,
         reason: app_commands.Range[str, 1, 300],
     ) -> None:
-        guild_id = await commander_answer(interaction)
+        guild_id = await require_guild(interaction)
         view = await services_of(self.bot).duels.undo_round(
             duel_id=duel, guild_id=guild_id, actor_id=interaction.user.id, reason=reason
         )
@@ -452,5 +457,5 @@ class Commander(commands.Cog):
         )
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: DuelBot) -> None:
     await bot.add_cog(Commander(bot))

@@ -1,4 +1,5 @@
-"""Move intake: DM text, /move (DM or server, ephemeral). Buttons live in intake_buttons.
+"""Move intake: DM text, /move (DM or server, ephemeral), and the DM prompts' move buttons
+(their class lives in intake_buttons, which the poster also uses; this cog registers it).
 
 Secrecy: a move is only ever echoed back to its author. Nothing here logs message text.
 """
@@ -13,9 +14,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.discord import flood
-from bot.discord.client import services_of, wake_outbox
+from bot.discord.checks import answer_privately
+from bot.discord.client import DuelBot, services_of, wake_outbox
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
+from bot.discord.intake_buttons import MoveButton
 from bot.discord.render import deadline_text, moves_help, receipt_text, safe
 from bot.rules import registry
 from bot.rules.base import MoveSpec, get_ruleset
@@ -40,7 +43,7 @@ def split_duel_prefix(text: str) -> tuple[int | None, str]:
 
 
 async def move_autocomplete(
-    interaction: discord.Interaction, current: str
+    interaction: discord.Interaction[DuelBot], current: str
 ) -> list[app_commands.Choice[str]]:
     """The legal moves of the duel named in the `duel` option (the default ruleset's
     otherwise). A duel that is not the caller's gives the default, as an unknown number
@@ -71,8 +74,15 @@ async def move_autocomplete(
 
 
 class Intake(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
+
+    async def cog_load(self) -> None:
+        # The DM prompts' move buttons work across restarts (their custom_id says it all).
+        self.bot.add_dynamic_items(MoveButton)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(MoveButton)
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -90,7 +100,7 @@ class Intake(commands.Cog):
 
     async def _over_flood_limit(self, message: discord.Message) -> bool:
         """Over the per-user limit: one notice, then silence (no reply, no database work)."""
-        limiter = flood.limiter_of(self.bot)
+        limiter = self.bot.flood
         decision = limiter.check(message.author.id)
         if decision.verdict is flood.Verdict.NOTICE:
             try:
@@ -163,13 +173,13 @@ class Intake(commands.Cog):
     @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
     async def move(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         duel: DuelId,
         move: app_commands.Range[str, 1, 100],
     ) -> None:
-        if await flood.refuse_interaction(interaction):
+        if await flood.refuse_interaction(interaction, self.bot.flood):
             return
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await answer_privately(interaction)
         receipt = await services_of(self.bot).duels.submit_move(
             user_id=interaction.user.id,
             move=move,
@@ -182,5 +192,5 @@ class Intake(commands.Cog):
         await interaction.followup.send(receipt_text(receipt), ephemeral=True)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: DuelBot) -> None:
     await bot.add_cog(Intake(bot))

@@ -18,8 +18,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.checks import require_guild
-from bot.discord.client import services_of
+from bot.discord.checks import answer_privately, require_guild
+from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import ALL_RULESETS, AnyMember
 from bot.discord.errors import reply_ephemeral, user_message
 from bot.discord.ladder_render import leaderboard_embed, record_embed
@@ -55,14 +55,18 @@ class LeaderboardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template
     @classmethod
     async def from_custom_id(
         cls,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[Any],
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
     ) -> LeaderboardButton:
         return cls(match["ruleset"], int(match["page"]), getattr(item, "label", None) or "Page")
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        # discord.py types an item's callback for any client; this bot's clicks are DuelBot's.
+        await self.clicked(interaction)
+
+    async def clicked(self, interaction: discord.Interaction[DuelBot]) -> None:
         try:
             guild_id = await require_guild(interaction)
             page = await services_of(interaction.client).ratings.leaderboard(
@@ -94,9 +98,9 @@ def leaderboard_view(page: LeaderboardPage) -> discord.ui.View:
 @app_commands.describe(member="The member", ruleset="Duel system (default: every one)")
 @app_commands.choices(ruleset=ALL_RULESETS)
 async def duel_record(
-    interaction: discord.Interaction, member: AnyMember, ruleset: str | None = None
+    interaction: discord.Interaction[DuelBot], member: AnyMember, ruleset: str | None = None
 ) -> None:
-    await interaction.response.defer(ephemeral=True, thinking=True)
+    await answer_privately(interaction)
     guild_id = await require_guild(interaction)
     # A Member is in the server now: their name is the one to remember. A User (they left)
     # is shown by the last name the ladder knows.
@@ -110,7 +114,7 @@ async def duel_record(
 
 
 class Ladder(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
 
     async def cog_load(self) -> None:
@@ -135,11 +139,11 @@ class Ladder(commands.Cog):
     @app_commands.guild_only()
     async def leaderboard(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[DuelBot],
         ruleset: str | None = None,
         page: app_commands.Range[int, 1, PAGE_MAX] = 1,
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await answer_privately(interaction)
         guild_id = await require_guild(interaction)
         if not 1 <= page <= PAGE_MAX:  # a client that ignores the registered range
             raise InvalidInput(f"Page {page} does not exist: pages are numbered from 1.")
@@ -149,5 +153,5 @@ class Ladder(commands.Cog):
         )
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: DuelBot) -> None:
     await bot.add_cog(Ladder(bot))

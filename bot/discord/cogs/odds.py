@@ -6,7 +6,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.client import services_of
+from bot.discord.checks import answer_privately
+from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, duel_autocomplete
 from bot.discord.posts import fighter_text
 from bot.discord.render import duel_title, odds_text, ruleset_of
@@ -16,14 +17,16 @@ from bot.services.views import DuelView
 
 
 class Odds(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
 
     @app_commands.command(name="odds", description="Exact odds of every move pair in a duel")
     @app_commands.describe(duel="Duel number (default: your own live duel)")
     @app_commands.autocomplete(duel=duel_autocomplete)
-    async def odds(self, interaction: discord.Interaction, duel: DuelId | None = None) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    async def odds(
+        self, interaction: discord.Interaction[DuelBot], duel: DuelId | None = None
+    ) -> None:
+        await answer_privately(interaction)
         view = await self._pick(interaction, duel)
         odds = await services_of(self.bot).duels.odds(
             view.id, DuelScope.of_caller(interaction.user.id, interaction.guild_id)
@@ -38,7 +41,7 @@ class Odds(commands.Cog):
         )
         await interaction.followup.send(embed=embed, ephemeral=True)
 
-    async def _pick(self, interaction: discord.Interaction, duel: int | None) -> DuelView:
+    async def _pick(self, interaction: discord.Interaction[DuelBot], duel: int | None) -> DuelView:
         """The named duel if the caller may see it (this server's; in a DM, their own),
         else the caller's one live duel (of this server, in a server)."""
         duels = services_of(self.bot).duels
@@ -52,5 +55,5 @@ class Odds(commands.Cog):
         return mine[0]
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: DuelBot) -> None:
     await bot.add_cog(Odds(bot))

@@ -1,71 +1,69 @@
-"""Background workers: the outbox poster, the deadline/reminder scheduler, the heartbeat.
+"""The outbox poster.
 
-The poster claims due outbox posts (a lease, so several bot processes never take the same
+It claims due outbox posts (a lease, so several bot processes never take the same
 one), posts each, and marks it posted, failed (retried with backoff) or "DM closed". Posts
 for a duel's channel go out on behalf of the commander: through the channel's "duelbot"
 webhook under the commander's display name and avatar or, where the bot may not manage
-webhooks, as a bot embed saying "on behalf of ...".
+webhooks (or while its webhook is backed off, bot/discord/workers/webhooks.py), as a bot
+embed saying "on behalf of ...".
 
 Posting twice is guarded two ways: bot messages carry ``nonce=duelbot:<post id>`` with
 ``enforce_nonce``, and every embed carries the marker ``duelbot post #<id>``; a post being
 tried again (attempts > 1: an earlier attempt may have landed before a timeout or a crash)
 is first looked for in the channel's recent messages.
 
-The scheduler closes rounds whose deadline has passed (exactly once: the service refuses the
-loser of a race) and queues reminder DMs. Both loops log and carry on after any error,
-including the database being unavailable. Nothing here opens a database transaction: the
-services own theirs.
+A DM refused with 403, whatever its code (50007 the user's DMs are closed, 50278 no mutual
+server, ...), is "DMs closed": marked once, and the duel's channel is told once. The loop
+logs and carries on after any error, including the database being unavailable. Nothing
+here opens a database transaction: the services own theirs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import re
 import secrets
 import socket
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from datetime import timedelta
 from typing import Any, Literal
 
 import discord
 from discord.ext import commands
 
-from bot.discord import health, pacing
-from bot.discord.client import ALLOWED_MENTIONS, services_of, settings_of, wake_outbox
+from bot.discord import pacing
+from bot.discord.client import ALLOWED_MENTIONS, DuelBot, wake_outbox
 from bot.discord.intake_buttons import MoveButton
 from bot.discord.posts import MAX_BUTTONS, UnknownPostKind, marker_ids, render_post, thread_name
+from bot.discord.workers.loops import guarded, sleep_until_woken
+from bot.discord.workers.webhooks import (
+    UNKNOWN_WEBHOOK,
+    WEBHOOK_NAME,
+    ChannelWebhooks,
+    transient,
+    webhook_username,
+)
 from bot.rules import registry
 from bot.rules.errors import RulesError
-from bot.services.deadlines import parse_duration
-from bot.services.errors import DomainError, RoundNotOpen
 from bot.services.views import OutboxItem
 
 log = logging.getLogger(__name__)
 
-WEBHOOK_NAME = "duelbot"
 BATCH = 10
 PARALLEL = 8  # posts to different targets delivered at once (one target: in order)
 POST_TIMEOUT = 60.0  # seconds for one post, discord.py's own 429/5xx retries included
 LEASE = timedelta(seconds=BATCH * POST_TIMEOUT + 60)
 DM_CHANNELS_KEPT = 20_000  # user id -> DM channel id, to skip POST /users/@me/channels
-ERROR_PAUSE = 2.0  # after a loop error (e.g. the database is down)
 HISTORY_LIMIT = 50
 NAME_TTL = 300.0  # seconds a commander's display name and avatar are reused
-NO_WEBHOOK_TTL = 60.0  # seconds before trying again to create a webhook after a 403
 FALLBACK_NAME = "DDA Commander"
-UNKNOWN_WEBHOOK = 10015
 THREAD_ALREADY_EXISTS = 160004
-CANNOT_DM = 50007
 
 Outcome = Literal["retry", "permanent", "dm_closed"]
 Channel = discord.abc.Messageable
-
-
 
 
 def dm_buttons(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -97,9 +95,9 @@ class PostSkipped(Exception):
 def classify(exc: BaseException, post: OutboxItem) -> Outcome:
     """What a failed attempt means: retry later, give up, or a DM that cannot be delivered."""
     if isinstance(exc, discord.Forbidden):
-        if post.target == "user":
-            return "dm_closed" if exc.code == CANNOT_DM else "retry"
-        return "permanent"
+        # Any 403 on a DM means the user cannot get it (50007 DMs closed, 50278 no mutual
+        # server, ...): retrying changes nothing, the channel is told instead.
+        return "dm_closed" if post.target == "user" else "permanent"
     if isinstance(exc, discord.NotFound):
         return "permanent"
     if isinstance(exc, discord.HTTPException):
@@ -117,159 +115,41 @@ def nonce(post: OutboxItem) -> str:
     return f"duelbot:{post.id}"
 
 
-def webhook_username(name: str) -> str:
-    """A webhook username Discord accepts: 1-80 characters, no "discord"/"clyde"."""
-    text = " ".join(name.split())
-    text = re.sub(r"(?i)(disc)(ord)", r"\1-\2", text)
-    text = re.sub(r"(?i)(cly)(de)", r"\1-\2", text)
-    if text.lower() in ("everyone", "here", ""):
-        text = f"{text} (commander)".strip()
-    return text[:80]
-
-
-def reminder_offsets(values: tuple[str, ...]) -> list[timedelta]:
-    offsets = []
-    for value in values:
-        try:
-            offset = parse_duration(value)
-        except DomainError:
-            log.warning("Ignoring reminder offset %r: not a duration", value)
-            continue
-        if offset > timedelta(0):
-            offsets.append(offset)
-    return sorted(set(offsets), reverse=True)
-
-
-async def _wait(event: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(event.wait(), timeout=max(0.01, seconds))
-
-
-class Workers(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+class Poster(commands.Cog):
+    def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
-        self.services = services_of(bot)
-        self.settings = settings_of(bot)
+        self.services = bot.services
+        self.settings = bot.settings
         self.worker_id = f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
-        self.offsets = reminder_offsets(self.settings.duels.reminders)
-        self._tasks: list[asyncio.Task[None]] = []
-        self._hooks: dict[int, discord.Webhook] = {}
-        self._no_webhook: dict[int, float] = {}
+        self.webhooks = ChannelWebhooks(bot, bot.services)
+        self._task: asyncio.Task[None] | None = None
         self._names: dict[tuple[int, int], tuple[float, str, str | None]] = {}
         self._dm_channels: OrderedDict[int, int] = OrderedDict()
-        self.pacer = pacing.install(bot)
-        self._connected = False
-        self.outbox_wakeup: asyncio.Event = getattr(bot, "outbox_wakeup", asyncio.Event())
-        self.scheduler_wakeup: asyncio.Event = getattr(bot, "scheduler_wakeup", asyncio.Event())
+        self.outbox_wakeup = bot.outbox_wakeup
 
     # -- lifecycle ------------------------------------------------------------------------
 
     async def cog_load(self) -> None:
-        for name, loop in (
-            ("outbox", self._outbox_loop),
-            ("scheduler", self._scheduler_loop),
-            ("heartbeat", self._heartbeat_loop),
-        ):
-            self._tasks.append(asyncio.create_task(loop(), name=f"duelbot-{name}"))
+        self._task = asyncio.create_task(self._outbox_loop(), name="duelbot-outbox")
 
     async def cog_unload(self) -> None:
-        tasks, self._tasks = self._tasks, []
-        for task in tasks:
+        task, self._task = self._task, None
+        if task is not None:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(task, return_exceptions=True)
 
-    @commands.Cog.listener()
-    async def on_connect(self) -> None:
-        self._connected = True
-
-    @commands.Cog.listener()
-    async def on_ready(self) -> None:
-        self._connected = True
-        self._beat()
-
-    @commands.Cog.listener()
-    async def on_resumed(self) -> None:
-        self._connected = True
-
-    @commands.Cog.listener()
-    async def on_disconnect(self) -> None:
-        self._connected = False
-
-    # -- heartbeat ------------------------------------------------------------------------
-
-    def _beat(self) -> None:
-        if not self._connected or self.bot.is_closed():
-            return
-        try:
-            health.beat()
-        except OSError as exc:
-            log.warning("Could not write the heartbeat file: %s", exc)
-
-    async def _heartbeat_loop(self) -> None:
-        while True:
-            self._beat()
-            await asyncio.sleep(health.INTERVAL_SECONDS)
-
-    # -- loops ----------------------------------------------------------------------------
-
-    async def _guarded(self, what: str, step: Callable[[], Awaitable[float]]) -> float:
-        try:
-            return await step()
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("The %s worker failed; trying again shortly", what)
-            return ERROR_PAUSE
+    # -- the loop -------------------------------------------------------------------------
 
     async def _outbox_loop(self) -> None:
         pacing.BULK.set(True)  # this task's REST requests yield to interactive ones
         await self.bot.wait_until_ready()
         while not self.bot.is_closed():
             self.outbox_wakeup.clear()
-            pause = await self._guarded("outbox", self.drain_once)
+            pause = await guarded("outbox", self.drain_once)
             if pause > 0:
-                await _wait(self.outbox_wakeup, pause)
+                await sleep_until_woken(self.outbox_wakeup, pause)
 
-    async def _scheduler_loop(self) -> None:
-        while not self.bot.is_closed():
-            self.scheduler_wakeup.clear()
-            pause = await self._guarded("scheduler", self.schedule_once)
-            await _wait(self.scheduler_wakeup, pause)
-
-    # -- the scheduler --------------------------------------------------------------------
-
-    async def schedule_once(self) -> float:
-        """Close due rounds, queue due reminders; returns how long to sleep."""
-        poll = self.settings.workers.scheduler_poll_seconds
-        changed = 0
-        if self.settings.duels.auto_close:
-            for due in await self.services.scheduler.due_closes():
-                try:
-                    await self.services.duels.close_round(
-                        duel_id=due.duel_id,
-                        guild_id=None,
-                        actor_id=None,
-                        reason="deadline",
-                        round_no=due.round_no,
-                    )
-                    changed += 1
-                    log.info("Closed duel #%s round %s at its deadline", due.duel_id, due.round_no)
-                except RoundNotOpen:
-                    pass  # another process (or a commander) closed it first
-                except DomainError as exc:
-                    log.warning("Could not auto-close duel #%s: %s", due.duel_id, exc.message)
-        if self.offsets:
-            changed += await self.services.scheduler.enqueue_due_reminders(self.offsets)
-        if changed:
-            wake_outbox(self.bot)
-        if self.settings.duels.auto_close:
-            nearest = await self.services.scheduler.next_deadline_in()
-            if nearest is not None and nearest > timedelta(0):
-                # Wake just after the next deadline rather than up to a poll later.
-                poll = min(poll, max(0.05, nearest.total_seconds() + 0.05))
-        return poll
-
-    # -- the poster -----------------------------------------------------------------------
+    # -- claiming and marking -------------------------------------------------------------
 
     async def drain_once(self) -> float:
         """Claim and post one batch; returns how long to sleep (0: more may be waiting)."""
@@ -519,62 +399,25 @@ class Workers(commands.Cog):
         if thread is not None:
             kwargs["thread"] = thread
         for _ in range(2):
-            hook = await self._webhook_for(parent)
+            hook = await self.webhooks.for_channel(parent)
             if hook is None:
                 return None
             try:
                 message = await hook.send(**kwargs)
             except discord.HTTPException as exc:
-                if exc.status >= 500 or exc.status == 429:
-                    raise  # transient: retried later, with the marker check first
+                if transient(exc):
+                    raise  # retried later, with the marker check first
                 if isinstance(exc, discord.NotFound) and exc.code == UNKNOWN_WEBHOOK:
                     log.info("The webhook of channel %s was deleted; making a new one", parent.id)
-                    await self._forget_webhook(parent.id)
+                    await self.webhooks.forget(parent.id)
                     continue
-                # Any other refusal of the webhook: the post still goes out, as the bot.
-                log.info("Webhook post refused in channel %s (HTTP %s)", parent.id, exc.status)
-                self._no_webhook[parent.id] = time.monotonic() + NO_WEBHOOK_TTL
+                # Any other refusal of the webhook: the post still goes out, as the bot, and
+                # the webhook rests (backed off) before it is tried again.
+                self.webhooks.refused(parent.id, exc.status)
                 return None
+            self.webhooks.worked(parent.id)
             return int(message.id)
         return None
-
-    async def _webhook_for(
-        self, parent: discord.TextChannel | discord.ForumChannel | discord.VoiceChannel
-    ) -> discord.Webhook | None:
-        hook = self._hooks.get(parent.id)
-        if hook is not None:
-            return hook
-        if self._no_webhook.get(parent.id, 0.0) > time.monotonic():
-            return None
-        stored = await self.services.outbox.get_webhook(parent.id)
-        if stored is not None:
-            hook = discord.Webhook.partial(stored.webhook_id, stored.webhook_token, client=self.bot)
-            self._hooks[parent.id] = hook
-            return hook
-        try:
-            hook = await parent.create_webhook(
-                name=WEBHOOK_NAME, reason="duelbot posts duel results on behalf of the commander"
-            )
-        except discord.HTTPException as exc:
-            if exc.status >= 500 or exc.status == 429:
-                raise  # transient: the post is retried later
-            # Forbidden (no Manage Webhooks), or a REST proxy without webhooks: post as the bot.
-            log.info(
-                "Cannot create a webhook in channel %s (HTTP %s): posting as the bot instead",
-                parent.id,
-                exc.status,
-            )
-            self._no_webhook[parent.id] = time.monotonic() + NO_WEBHOOK_TTL
-            return None
-        if hook.token is None:  # pragma: no cover - a webhook the bot creates has a token
-            return None
-        await self.services.outbox.save_webhook(parent.id, hook.id, hook.token)
-        self._hooks[parent.id] = hook
-        return hook
-
-    async def _forget_webhook(self, channel_id: int) -> None:
-        self._hooks.pop(channel_id, None)
-        await self.services.outbox.forget_webhook(channel_id)
 
     async def _display(self, guild_id: int, user_id: int) -> tuple[str, str | None]:
         """The commander's display name and avatar in that server (cached briefly)."""
@@ -632,8 +475,8 @@ class Workers(commands.Cog):
         await self.services.duels.attach_thread(duel_id=duel_id, thread_id=thread_id)
 
 
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(Workers(bot))
+async def setup(bot: DuelBot) -> None:
+    await bot.add_cog(Poster(bot))
 
 
-__all__ = ["Workers", "classify", "reminder_offsets", "setup", "webhook_username"]
+__all__ = ["WEBHOOK_NAME", "Poster", "classify", "setup"]
