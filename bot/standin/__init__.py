@@ -1,6 +1,6 @@
 """A protocol-level fake Discord (REST + gateway) for driving the real discord.py client.
 
-See README.md in this folder.
+See docs/standin.md. The tests import it as ``tests.fakediscord`` (a shim).
 """
 
 from .errors import ApiError
