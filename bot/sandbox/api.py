@@ -53,6 +53,8 @@ class SandboxApi:
     def __init__(self, fake: FakeDiscord, cast: Cast) -> None:
         self.fake = fake
         self.cast = cast
+        #: Set when the sandbox stops: long-polls answer at once instead of holding it open.
+        self.closing = asyncio.Event()
 
     # -- the app ----------------------------------------------------------------------
     def app(self) -> web.Application:
@@ -108,7 +110,7 @@ class SandboxApi:
         since = _int(request.query.get("since", "-1"), "since")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CHANGES_WAIT_SECONDS
-        while self.revision() == since and loop.time() < deadline:
+        while self.revision() == since and loop.time() < deadline and not self.closing.is_set():
             await asyncio.sleep(0.1)
         return {"revision": self.revision()}
 
@@ -195,6 +197,8 @@ class SandboxApi:
             record = self.fake.interactions.get(msg.interaction_id or 0)
             if msg.ephemeral and (record is None or record.user_id != viewer_id):
                 continue  # "Only you can see this": only its own member sees it
+            if msg.flags & FLAG_LOADING and record is not None and record.followups:
+                continue  # Discord turns "thinking…" into the first followup
             out.append(self._message(msg))
         return out
 

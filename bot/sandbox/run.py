@@ -60,10 +60,12 @@ async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
     fake = FakeDiscord(token=SANDBOX_TOKEN, bot_name="DuelBot")
     await fake.start()
     runner: web.AppRunner | None = None
+    api: SandboxApi | None = None
     try:
-        cast = populate(fake)
-        runner = web.AppRunner(SandboxApi(fake, cast).app(), access_log=None,
-                               handle_signals=False)
+        api = SandboxApi(fake, populate(fake))
+        # A page still open in a browser holds a long-poll: stop without waiting for it.
+        runner = web.AppRunner(api.app(), access_log=None, handle_signals=False,
+                               shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, HOST, port)
         try:
@@ -82,6 +84,8 @@ async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
         settings = sandbox_settings(fake.api_base_url, fake.gateway_url, database_url)
         return await serve(settings, fake.token)
     finally:
+        if api is not None:
+            api.closing.set()
         if runner is not None:
             await runner.cleanup()
         await fake.stop()

@@ -38,9 +38,9 @@ def populate(fake: FakeDiscord) -> Cast:
     fake.add_text_channel(guild.id, "general")
     referee = fake.add_role(guild.id, "Referee", permissions=MANAGE_GUILD)
     admins = fake.add_role(guild.id, "Admin", permissions=ADMINISTRATOR)
-    commander = fake.add_user("morgan", global_name="Morgan (commander)")
+    commander = fake.add_user("morgan", global_name="Morgan")
     fake.add_member(guild.id, commander, roles=[referee])
-    admin = fake.add_user("avery", global_name="Avery (admin)")
+    admin = fake.add_user("avery", global_name="Avery")
     fake.add_member(guild.id, admin, roles=[admins])
     people = [Person(commander, "commander"), Person(admin, "admin")]
     for username, display in DUELLISTS:

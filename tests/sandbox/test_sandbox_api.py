@@ -65,7 +65,7 @@ def test_a_round_through_the_json_api(tmp_path: Path, db_url: str) -> None:
                    "Ann's receipt")
         # Ann's DM is in her DMs (both sides), and nowhere else.
         assert any(m["content"] == "ffs" and m["author"]["id"] == ann for m in dms(sb, ann))
-        assert not any("ffs" == m["content"] for m in dms(sb, bob))
+        assert not any(m["content"] == "ffs" for m in dms(sb, bob))
         # An ephemeral reply is the commander's alone.
         mine = channel(sb, duels, cmdr)
         assert any(m["ephemeral"] and "Stats saved" in text_of(m) for m in mine)

@@ -218,7 +218,8 @@ function person(id) {
 
 function setStatus(text, kind) {
   const status = $("action-status");
-  status.textContent = text;
+  status.replaceChildren();
+  renderText(text, status);
   status.dataset.state = kind;
 }
 
@@ -254,7 +255,7 @@ function renderSidebar() {
   const acting = $("acting-as");
   if (!acting.options.length) {
     for (const p of state.world.people) {
-      acting.append(el("option", {value: p.id, text: `${p.name} — ${p.role}`}));
+      acting.append(el("option", {value: p.id, text: `${p.name} (${p.role})`}));
     }
   }
   acting.value = state.actingAs;
