@@ -13,7 +13,6 @@ from pathlib import Path
 
 from bot.db import migrate
 from tests.fakediscord import FakeDiscord
-from tests.fakediscord.pytest_plugin import fake_discord  # noqa: F401  (the fixture)
 
 DUELBOT = str(Path(sys.executable).with_name("duelbot"))
 NOISE = ("setup plugin", "voice will NOT be supported", "PyNaCl", "davey", "Traceback")
