@@ -38,11 +38,16 @@ def sandbox_settings(api_base_url: str, gateway_url: str, database_url: str) -> 
 def main(args: argparse.Namespace) -> int:
     """Run until Ctrl-C or SIGTERM: 0 on a clean stop, 2 when the port is taken."""
     from bot.__main__ import configure_logging
+    from bot.config import ConfigError
 
+    try:
+        configure_logging(os.environ.get("DUELBOT_LOG_LEVEL") or "INFO")
+    except ConfigError as exc:
+        print(f"duelbot sandbox: DUELBOT_LOG_LEVEL: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     workdir = Path(tempfile.mkdtemp(prefix="duelbot-sandbox-"))
     database_url = args.database or f"sqlite+aiosqlite:///{workdir / 'sandbox.db'}"
     os.environ.setdefault("DUELBOT_HEARTBEAT_FILE", str(workdir / "heartbeat"))
-    configure_logging(os.environ.get("DUELBOT_LOG_LEVEL") or "INFO")
     try:
         return asyncio.run(_sandbox(args.port, database_url, keep=args.database is not None))
     except KeyboardInterrupt:  # Ctrl-C before the bot's own signal handlers were in place
