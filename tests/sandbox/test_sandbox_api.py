@@ -79,8 +79,9 @@ def test_a_round_through_the_json_api(tmp_path: Path, db_url: str) -> None:
             lambda: [m for m in channel(sb, duels) if "Evade" in text_of(m)], 15, "the result"
         )
         assert "Full Frontal Strike" in text_of(posts[-1])
-        status, elapsed = sb.stop(signal.SIGINT)
-        assert status == 0 and elapsed < 5, (status, elapsed, sb.stderr_text())
+        # A few seconds: on a loaded machine (the whole suite on 2 cores) it took 5.4 s once.
+        status, elapsed = sb.stop(signal.SIGINT, timeout=20)
+        assert status == 0 and elapsed < 10, (status, elapsed, sb.stderr_text())
         assert "Traceback" not in sb.stderr_text()
 
 

@@ -15,9 +15,22 @@ HOSTILE = '<img src=x onerror="document.title=1"><b>bold?</b>'
 
 
 def wait(web: Any, check: Any, timeout: float = 20) -> Any:
+    """Until check() is truthy; the page re-renders as the bot posts, so an element found a
+    moment ago may be gone: that is retried, not a failure."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(web, timeout, poll_frequency=0.1).until(lambda _: check())
+    return WebDriverWait(
+        web, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(lambda _: check())
+
+
+def click(web: Any, css: str) -> None:
+    """Find and click in one step (no stale element in between)."""
+    assert web.execute_script(
+        "const e = document.querySelector(arguments[0]); if (!e) return false; e.click(); "
+        "return true;", css
+    ), f"nothing matches {css}"
 
 
 def by_css(web: Any, css: str) -> list[Any]:
@@ -38,24 +51,32 @@ def run_command(web: Any, path: str, **fields: str) -> str:
         else:
             field.clear()
             field.send_keys(value)
-    return act(web, lambda: by_css(web, "#run-command")[0].click())
+    return act(web, lambda: click(web, "#run-command"))
 
 
 def act(web: Any, do: Any) -> str:
     web.execute_script("document.getElementById('action-status').dataset.state = 'idle'")
     do()
     status = by_css(web, "#action-status")[0]
-    wait(web, lambda: status.get_attribute("data-state") in ("done", "error"))
+    wait(web, lambda: status.get_attribute("data-state") in ("done", "error"), timeout=30)
     assert status.get_attribute("data-state") == "done", status.text
     return str(status.text)
 
 
 def messages_text(web: Any) -> str:
-    return str(by_css(web, "#messages")[0].text)
+    return str(web.execute_script("return document.getElementById('messages').innerText"))
+
+
+def last_message(web: Any) -> dict[str, str]:
+    return dict(web.execute_script(
+        "const all = document.querySelectorAll('#messages .message'); "
+        "const m = all[all.length - 1]; "
+        "return {text: m.innerText, author: m.dataset.authorId};"
+    ))
 
 
 def open_view(web: Any, css: str) -> None:
-    by_css(web, css)[0].click()
+    click(web, css)
     wait(web, lambda: by_css(web, f"{css}[aria-current='page']"))
 
 
@@ -94,11 +115,11 @@ def test_a_round_in_the_browser(tmp_path: Path, sandbox_browser: Any) -> None:
         open_view(web, f"#dm-list a[data-dm-user-id='{who['ann']}']")
         wait(web, lambda: by_css(web, "#messages button.component"))
         by_css(web, "#dm-input")[0].send_keys("evade")
-        act(web, lambda: by_css(web, "#dm-send")[0].click())
+        act(web, lambda: click(web, "#dm-send"))
         wait(web, lambda: "Evade" in messages_text(web))
         # Names and text are text, never markup.
         by_css(web, "#dm-input")[0].send_keys(HOSTILE)
-        act(web, lambda: by_css(web, "#dm-send")[0].click())
+        act(web, lambda: click(web, "#dm-send"))
         wait(web, lambda: HOSTILE in messages_text(web))
         assert not by_css(web, "#messages img") and not by_css(web, "#messages .content b")
         assert web.title == "duelbot sandbox"
@@ -107,11 +128,8 @@ def test_a_round_in_the_browser(tmp_path: Path, sandbox_browser: Any) -> None:
         open_view(web, f"#dm-list a[data-dm-user-id='{who['bob']}']")
         wait(web, lambda: by_css(web, "#messages button.component"))
         viewport_screenshot(web, shots / "sandbox-dm-buttons.png", DESKTOP)
-        button = next(
-            b for b in by_css(web, "#messages button.component")
-            if str(b.get_attribute("data-custom-id")).endswith(":full_frontal_strike")
-        )
-        assert "Full Frontal Strike" in act(web, button.click)
+        strike = "#messages button.component[data-custom-id$=':full_frontal_strike']"
+        assert "Full Frontal Strike" in act(web, lambda: click(web, strike))
 
         # Back in the channel, the commander closes the round and the result is posted.
         open_view(web, f"#channel-list a[data-channel-id='{duels}']")
@@ -121,8 +139,8 @@ def test_a_round_in_the_browser(tmp_path: Path, sandbox_browser: Any) -> None:
         run_command(web, "round close", duel=duel)
         wait(web, lambda: "Evade" in messages_text(web) and "Full Frontal Strike"
              in messages_text(web))
-        result = by_css(web, "#messages .message")[-1]
-        assert "Evade" in result.text and result.get_attribute("data-author-id") != who["ann"]
+        result = last_message(web)
+        assert "Evade" in result["text"] and result["author"] != who["ann"]
         assert "is thinking" not in messages_text(web), "a deferred reply left loading"
         assert not by_css(web, "#dm-form")[0].is_displayed(), "no DM box in a channel"
         # Embeds keep their colour bar and fields, as Discord draws them.
@@ -138,6 +156,6 @@ def test_a_round_in_the_browser(tmp_path: Path, sandbox_browser: Any) -> None:
 
 
 def stop_cleanly(sb: Sandbox) -> None:
-    status, elapsed = sb.stop(signal.SIGINT)
-    assert status == 0 and elapsed < 5, (status, elapsed, sb.stderr_text())
+    status, elapsed = sb.stop(signal.SIGINT, timeout=20)
+    assert status == 0 and elapsed < 10, (status, elapsed, sb.stderr_text())
     assert "Traceback" not in sb.stderr_text()

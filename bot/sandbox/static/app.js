@@ -10,6 +10,7 @@ const state = {
   actingAs: null,      // user id (string)
   names: new Map(),    // user id -> display name, for mentions
   busy: false,
+  rendered: "",        // what #messages shows now (view + messages), to skip needless renders
 };
 
 const $ = (id) => document.getElementById(id);
@@ -299,6 +300,10 @@ async function refreshMessages(scrollToEnd) {
     messages = data.messages;
     clicker = () => state.actingAs;
   }
+  // Re-render only what changed: buttons are not swapped under the pointer for nothing.
+  const key = JSON.stringify([state.view, state.actingAs, messages]);
+  if (key === state.rendered) return;
+  state.rendered = key;
   box.replaceChildren(...messages.map((m) => renderMessage(m, clicker)));
   if (!messages.length) box.append(el("p", {class: "note", text: "No messages yet."}));
   box.dataset.count = String(messages.length);
