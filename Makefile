@@ -9,11 +9,15 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install -q -e ".[dev]"
 	touch $@
 
-.PHONY: install run test lint bench
+.PHONY: install run sandbox test lint bench
 install: $(BIN)/.installed
 
 run: $(BIN)/.installed
 	$(BIN)/duelbot run
+
+# The real bot against a local Discord stand-in, played in the browser (docs/sandbox.md).
+sandbox: $(BIN)/.installed
+	$(BIN)/duelbot sandbox $(if $(PORT),--port $(PORT))
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check bot tests bench migrations

@@ -729,6 +729,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _finish(run_bot(args.config))
 
 
+def cmd_sandbox(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"--port must be 0..65535 (0: any free port), not {args.port}")
+    return _finish(_lazy("bot.sandbox.run", "main", "sandbox")(args))
+
+
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     upgrade = _lazy("bot.db.migrate", "upgrade", "db upgrade")
     from bot.config import ConfigError, load_settings
@@ -913,6 +919,23 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the Discord bot")
     run.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
     run.set_defaults(func=cmd_run)
+
+    sandbox = sub.add_parser(
+        "sandbox",
+        help="the real bot against a local stand-in for Discord, played in the browser",
+        description="Start a local Discord stand-in with one server (a commander, an admin "
+        "and three duellists), run the bot against it as `duelbot run` does, and serve a page "
+        "at http://127.0.0.1:PORT to act as any of them (docs/sandbox.md). No token, no "
+        "Discord account; config.toml is not read.",
+    )
+    sandbox.add_argument("--port", type=int, default=8080, help="the page's port (default 8080)")
+    sandbox.add_argument(
+        "--database",
+        metavar="URL",
+        default=None,
+        help="database URL (default: a temporary SQLite file, deleted on exit)",
+    )
+    sandbox.set_defaults(func=cmd_sandbox)
 
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", metavar="COMMAND", parser_class=_Parser)

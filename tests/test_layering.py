@@ -262,3 +262,65 @@ def test_every_former_allowance_is_an_offender_again(
     assert found == {"bot/cli.py": 1, "bot/rules/__init__.py": 1}
     assert RULESET_MENTION_ALLOWANCE == {}
     assert len(new_ruleset_offenders(found)) == 2
+
+
+# -- the Discord stand-in is a separate package (issue 16) ----------------------------
+
+#: Who may import bot.standin: the stand-in itself and the sandbox that runs it. The bot's
+#: layers never do (cli.py reaches the sandbox only through its lazy import of bot.sandbox).
+STANDIN_USERS = ("bot/standin", "bot/sandbox")
+
+
+def standin_violations(root: Path) -> list[str]:
+    """Imports of bot.standin from outside STANDIN_USERS, and imports of the bot's own
+    layers from inside the stand-in (it speaks Discord's protocol, it knows no duel)."""
+    bad = []
+    for path in sorted((root / "bot").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        names = imports_of_under(path, root)
+        if rel.startswith("bot/standin/"):
+            bad += [
+                f"{rel} imports {name}"
+                for name in sorted(names)
+                if name.startswith("bot.") and not name.startswith("bot.standin")
+            ]
+        elif not rel.startswith(tuple(f"{user}/" for user in STANDIN_USERS)):
+            bad += [
+                f"{rel} imports {name}"
+                for name in sorted(names)
+                if name == "bot.standin" or name.startswith("bot.standin.")
+            ]
+    return bad
+
+
+def imports_of_under(path: Path, root: Path) -> set[str]:
+    """imports_of with relative imports resolved against ``root``."""
+    old = globals()["ROOT"]
+    globals()["ROOT"] = root
+    try:
+        return imports_of(path)
+    finally:
+        globals()["ROOT"] = old
+
+
+def test_only_the_sandbox_imports_the_standin() -> None:
+    assert list((BOT / "standin").rglob("*.py")), "bot/standin has no modules?"
+    assert standin_violations(ROOT) == []
+
+
+def test_the_standin_check_catches_both_directions(tmp_path: Path) -> None:
+    for rel, source in (
+        ("bot/discord/sneaky.py", "from bot.standin import FakeDiscord\n"),
+        ("bot/cli.py", "def f():\n    import bot.standin.server\n"),
+        ("bot/standin/server.py", "from ..services import Services\nfrom . import models\n"),
+        ("bot/sandbox/app.py", "from bot.standin import FakeDiscord\n"),
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(source)
+    assert standin_violations(tmp_path) == [
+        "bot/cli.py imports bot.standin.server",
+        "bot/discord/sneaky.py imports bot.standin",
+        "bot/discord/sneaky.py imports bot.standin.FakeDiscord",
+        "bot/standin/server.py imports bot.services",
+        "bot/standin/server.py imports bot.services.Services",
+    ]

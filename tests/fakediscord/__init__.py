@@ -1,63 +1,35 @@
-"""A protocol-level fake Discord (REST + gateway) for driving the real discord.py client.
+"""The tests' name for the Discord stand-in, which lives in the product as ``bot.standin``
+(docs/standin.md). ``tests.fakediscord.<module>`` is the very module ``bot.standin.<module>``
+(aliased in sys.modules), so monkeypatching either name patches the one stand-in; the pytest
+fixture stays here (pytest_plugin.py)."""
 
-See README.md in this folder.
-"""
+from __future__ import annotations
 
-from .errors import ApiError
-from .interactions import InteractionHandle, InteractionRecord, InteractionReply
-from .models import (
-    ADMINISTRATOR,
-    ALL_PERMISSIONS,
-    DEFAULT_BOT_PERMISSIONS,
-    DEFAULT_EVERYONE_PERMISSIONS,
-    MANAGE_GUILD,
-    MANAGE_ROLES,
-    MANAGE_WEBHOOKS,
-    SEND_MESSAGES,
-    VIEW_CHANNEL,
-    FakeChannel,
-    FakeGuild,
-    FakeMember,
-    FakeMessage,
-    FakeRole,
-    FakeUser,
-    FakeWebhook,
-    RecordedFile,
-    RecordedRequest,
+import sys
+
+from bot.standin import *  # noqa: F403
+from bot.standin import __all__ as __all__
+from bot.standin import (
+    errors,
+    gateway,
+    interactions,
+    models,
+    options,
+    payloads,
+    ratelimits,
+    runner,
+    server,
 )
-from .options import Attachment
-from .ratelimits import RateLimitHit, RateLimits
-from .runner import patch_discord, run_bot
-from .server import FakeDiscord, Fault
 
-__all__ = [
-    "ADMINISTRATOR",
-    "ALL_PERMISSIONS",
-    "DEFAULT_BOT_PERMISSIONS",
-    "DEFAULT_EVERYONE_PERMISSIONS",
-    "MANAGE_GUILD",
-    "MANAGE_ROLES",
-    "MANAGE_WEBHOOKS",
-    "SEND_MESSAGES",
-    "VIEW_CHANNEL",
-    "ApiError",
-    "Attachment",
-    "FakeChannel",
-    "FakeDiscord",
-    "FakeGuild",
-    "FakeMember",
-    "FakeMessage",
-    "FakeRole",
-    "FakeUser",
-    "FakeWebhook",
-    "Fault",
-    "InteractionHandle",
-    "InteractionRecord",
-    "InteractionReply",
-    "RateLimitHit",
-    "RateLimits",
-    "RecordedFile",
-    "RecordedRequest",
-    "patch_discord",
-    "run_bot",
-]
+for _module in (
+    errors,
+    gateway,
+    interactions,
+    models,
+    options,
+    payloads,
+    ratelimits,
+    runner,
+    server,
+):
+    sys.modules[f"{__name__}.{_module.__name__.rsplit('.', 1)[1]}"] = _module

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from .runner import patch_discord
-from .server import FakeDiscord
+from bot.standin.runner import patch_discord
+from bot.standin.server import FakeDiscord
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """FakeDiscord: an aiohttp server speaking enough of Discord's REST API and gateway for
 discord.py 2.7.1, with an in-memory state model, request recording, event injection and
-fault injection. See README.md in this folder for the API tour.
+fault injection. See docs/standin.md for the API tour.
 """
 
 from __future__ import annotations
