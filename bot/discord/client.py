@@ -93,6 +93,8 @@ class _DuelBotParts:
         self.settings = settings
         self.outbox_wakeup = asyncio.Event()
         self.scheduler_wakeup = asyncio.Event()
+        # The unit of work wakes the poster after any commit that queued a post.
+        services.outbox.on_written(self.outbox_wakeup.set)
 
     async def setup_hook(self) -> None:
         await _setup(self)

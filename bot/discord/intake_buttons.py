@@ -67,7 +67,3 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
             await reply_ephemeral(interaction, message)
             return
         await interaction.followup.send(receipt_text(receipt), ephemeral=True)
-        if receipt.closed is not None:
-            from bot.discord.client import wake_outbox
-
-            wake_outbox(interaction.client)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from datetime import timedelta
 
 from sqlalchemy import or_, select
 
 from bot.db import queries
-from bot.db.engine import Database
+from bot.db.engine import Database, OutboxListener
 from bot.db.models import ChannelWebhook, OutboxPost, utcnow
 from bot.services.views import OutboxItem, WebhookView
 
@@ -73,6 +74,11 @@ def _item(row: OutboxPost) -> OutboxItem:
 class OutboxService:
     def __init__(self, db: Database) -> None:
         self._db = db
+
+    def on_written(self, listener: OutboxListener) -> Callable[[], None]:
+        """Call ``listener`` after every commit, by any service, that queued a post (the
+        poster's wake-up); returns the function that stops it."""
+        return self._db.on_outbox_written(listener)
 
     async def release_dead_claims(self) -> int:
         """Hand back posts claimed by workers of this host that died (SIGKILL, OOM, a

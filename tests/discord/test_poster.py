@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from bot.config import WorkerSettings
 from bot.db.engine import Database, DatabaseUnavailable
 from bot.db.models import utcnow
 from bot.rules.rule_2_14 import LABELS, MOVES
+from bot.services.views import MemberRef
 from tests.discord.workers_support import (
     COMMANDER_NICK,
     World,
@@ -376,3 +378,38 @@ def test_names_are_escaped_and_embeds_fit_discord_limits() -> None:
         assert all(_embed_total(e.to_dict()) <= 6000 for e in out.embeds), kind
     open_text = str(render_post("round_open", {**payload, "deadline": None}).embeds[0].to_dict())
     assert "send your move to the bot by DM" in open_text
+
+
+async def test_a_post_written_by_any_service_wakes_the_poster(
+    fake: FakeDiscord, database: Database
+) -> None:
+    """No call site wakes the poster by hand any more: the commit of a transaction that
+    queued a post does (issue 12). With a poll of a minute, only that wake-up posts within
+    seconds: a start, an open and a close called straight on the services, and a reminder
+    queued by the scheduler."""
+    slow = WorkerSettings(outbox_poll_seconds=60.0, scheduler_poll_seconds=60.0)
+    async with running_bot(fake, database, workers=slow) as world:
+        await eventually(lambda: world.bot.is_ready(), 10, "bot ready")
+        await asyncio.sleep(0.3)  # the poster's first (empty) drain is over: it now sleeps
+        services = world.services
+        a, b = MemberRef(world.alice.id, "Alice"), MemberRef(world.bob.id, "Bob")
+        for member in (a, b):
+            await services.profiles.set_stats(world.guild_id, world.commander.id, member, 5, 6)
+        duel = await services.duels.start_duel(
+            guild_id=world.guild_id,
+            channel_id=world.channel_id,
+            actor_id=world.commander.id,
+            a=a,
+            b=b,
+        )
+        await world.posted("duel_start", timeout=5)
+        await services.duels.open_round(
+            duel_id=duel.id, guild_id=world.guild_id, actor_id=world.commander.id
+        )
+        await world.posted("round_open", timeout=5)
+        await world.posted("round_dm", count=2, timeout=5)
+        await services.duels.close_round(
+            duel_id=duel.id, guild_id=world.guild_id, actor_id=world.commander.id
+        )
+        (result,) = await world.posted("round_result", timeout=5)
+        assert result.status == "posted"

@@ -36,7 +36,7 @@ import discord
 from discord.ext import commands
 
 from bot.discord import health, pacing
-from bot.discord.client import ALLOWED_MENTIONS, services_of, settings_of, wake_outbox
+from bot.discord.client import ALLOWED_MENTIONS, services_of, settings_of
 from bot.discord.intake_buttons import MoveButton
 from bot.discord.posts import MAX_BUTTONS, UnknownPostKind, marker_ids, render_post, thread_name
 from bot.rules import registry
@@ -241,7 +241,6 @@ class Workers(commands.Cog):
     async def schedule_once(self) -> float:
         """Close due rounds, queue due reminders; returns how long to sleep."""
         poll = self.settings.workers.scheduler_poll_seconds
-        changed = 0
         if self.settings.duels.auto_close:
             for due in await self.services.scheduler.due_closes():
                 try:
@@ -252,16 +251,13 @@ class Workers(commands.Cog):
                         reason="deadline",
                         round_no=due.round_no,
                     )
-                    changed += 1
                     log.info("Closed duel #%s round %s at its deadline", due.duel_id, due.round_no)
                 except RoundNotOpen:
                     pass  # another process (or a commander) closed it first
                 except DomainError as exc:
                     log.warning("Could not auto-close duel #%s: %s", due.duel_id, exc.message)
         if self.offsets:
-            changed += await self.services.scheduler.enqueue_due_reminders(self.offsets)
-        if changed:
-            wake_outbox(self.bot)
+            await self.services.scheduler.enqueue_due_reminders(self.offsets)
         if self.settings.duels.auto_close:
             nearest = await self.services.scheduler.next_deadline_in()
             if nearest is not None and nearest > timedelta(0):
@@ -336,7 +332,6 @@ class Workers(commands.Cog):
         if outcome == "dm_closed":
             log.info("User %s cannot receive DMs (outbox post %s)", post.target_id, post.id)
             await self._mark(self.services.outbox.mark_dm_closed(post.id))
-            wake_outbox(self.bot)
             return
         permanent = outcome == "permanent"
         if permanent or not isinstance(exc, discord.HTTPException | TimeoutError | OSError):
