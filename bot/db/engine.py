@@ -8,9 +8,10 @@ updates when a second process (the CLI, a second bot) writes the same file.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import event, make_url
@@ -22,7 +23,15 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.orm import Session
 from sqlalchemy.pool import AsyncAdaptedQueuePool, Pool
+
+from bot.db.models import OutboxPost
+
+log = logging.getLogger(__name__)
+
+# Set in a session's ``info`` when the session adds an outbox row (see _note_outbox_rows).
+OUTBOX_WRITTEN = "duelbot.outbox_written"
 
 # Seconds a SQLite write waits for another writer's lock before giving up ("try again").
 # Transactions here take milliseconds; a lock held longer is another process (a backup, a
@@ -122,12 +131,47 @@ class DatabaseUnavailable(Exception):
     rolled back, so nothing was written."""
 
 
+@event.listens_for(Session, "before_flush")
+def _note_outbox_rows(session: Session, _context: Any, _instances: Any) -> None:
+    """Remember that this transaction writes an outbox post: every flush (the commit's
+    included) passes here with the new rows still in ``session.new``."""
+    if any(isinstance(row, OutboxPost) for row in session.new):
+        session.info[OUTBOX_WRITTEN] = True
+
+
+OutboxListener = Callable[[], None]
+
+
 @dataclass
 class Database:
-    """The engine plus a sessionmaker; services open one transaction per public method."""
+    """The engine plus a sessionmaker; services open one transaction per public method.
+
+    The unit of work tells whoever listens (the bot's poster) that outbox posts are waiting,
+    after the transaction that wrote them has committed: no call site has to remember it.
+    """
 
     engine: AsyncEngine
     sessionmaker: async_sessionmaker[AsyncSession]
+    outbox_listeners: list[OutboxListener] = field(default_factory=list)
+
+    def on_outbox_written(self, listener: OutboxListener) -> Callable[[], None]:
+        """Call ``listener`` after every commit that wrote an outbox post; returns the
+        function that stops it."""
+        self.outbox_listeners.append(listener)
+
+        def stop() -> None:
+            if listener in self.outbox_listeners:
+                self.outbox_listeners.remove(listener)
+
+        return stop
+
+    def _outbox_written(self) -> None:
+        for listener in list(self.outbox_listeners):
+            try:
+                listener()
+            except Exception:
+                # The post is committed: the poster's next poll finds it anyway.
+                log.exception("An outbox listener failed")
 
     @property
     def dialect(self) -> str:
@@ -145,6 +189,9 @@ class Database:
             if exc.connection_invalidated:
                 raise DatabaseUnavailable(str(exc)) from exc
             raise
+        # Here only after the commit succeeded (a rollback raised above).
+        if session.info.pop(OUTBOX_WRITTEN, False):
+            self._outbox_written()
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -97,6 +97,8 @@ class DuelBot(commands.Bot):
         self.settings = settings
         self.outbox_wakeup = asyncio.Event()
         self.scheduler_wakeup = asyncio.Event()
+        # The unit of work wakes the poster after any commit that queued a post.
+        services.outbox.on_written(self.outbox_wakeup.set)
         limits = settings.limits
         self.flood = UserRateLimiter(
             limits.dm_burst, limits.dm_window_seconds, limits.dm_tracked_users

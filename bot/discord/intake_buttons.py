@@ -9,7 +9,7 @@ from typing import Any
 import discord
 
 from bot.discord import flood
-from bot.discord.client import DuelBot, services_of, wake_outbox
+from bot.discord.client import DuelBot, services_of
 from bot.discord.errors import reply_ephemeral, user_message
 from bot.discord.render import receipt_text
 
@@ -71,5 +71,3 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
             await reply_ephemeral(interaction, message)
             return
         await interaction.followup.send(receipt_text(receipt), ephemeral=True)
-        if receipt.closed is not None:
-            wake_outbox(interaction.client)

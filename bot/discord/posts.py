@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -23,6 +23,23 @@ from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
 from bot.rules.registry import get as get_ruleset
+from bot.services.messages import (
+    ChallengePost,
+    DmClosed,
+    DuelEnd,
+    DuelStart,
+    MessageFormatError,
+    MoveChoice,
+    OutboxMessage,
+    Party,
+    PrivateNote,
+    Reminder,
+    RoundOpen,
+    RoundPrompt,
+    RoundResultPost,
+    RoundUndone,
+    parse_message,
+)
 
 # Discord's embed limits.
 TITLE_MAX = 256
@@ -118,48 +135,21 @@ def plain(name: Any, limit: int = NAME_MAX) -> str:
     return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
 
 
-def parse_when(value: Any) -> datetime | None:
-    """An ISO timestamp from a payload as an aware UTC datetime (None when absent/bad)."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        when = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when
-
-
 def timestamp(when: datetime) -> str:
     """``<t:unix:R> (<t:unix:f>)``: relative and full, in every reader's time zone."""
     return f"{discord.utils.format_dt(when, 'R')} ({discord.utils.format_dt(when, 'f')})"
 
 
-def _name(payload: Mapping[str, Any], side: str) -> str:
-    entry = payload.get(side)
-    if isinstance(entry, Mapping) and entry.get("name"):
-        return safe(entry["name"])
-    return f"Duellist {side.upper()}"
+def _name(party: Party) -> str:
+    return safe(party.name)
 
 
-def _user_id(payload: Mapping[str, Any], side: str) -> int | None:
-    entry = payload.get(side)
-    if isinstance(entry, Mapping):
-        try:
-            return int(entry["user_id"])
-        except (KeyError, TypeError, ValueError):
-            return None
-    return None
+def _mentions(*parties: Party) -> str | None:
+    return " ".join(f"<@{p.user_id}>" for p in parties if p.user_id is not None) or None
 
 
-def _mentions(payload: Mapping[str, Any]) -> str | None:
-    ids = [u for u in (_user_id(payload, "a"), _user_id(payload, "b")) if u is not None]
-    return " ".join(f"<@{u}>" for u in ids) or None
-
-
-def _duel_ref(payload: Mapping[str, Any]) -> str:
-    return f"Duel #{payload.get('duel_id', '?')}"
+def _duel_ref(duel_id: int | None) -> str:
+    return f"Duel #{duel_id if duel_id is not None else '?'}"
 
 
 def _line_fields(name: str, lines: Sequence[str], max_fields: int = 3) -> list[tuple[str, str]]:
@@ -269,37 +259,33 @@ def _finish(
 # -- channel posts --------------------------------------------------------------------
 
 
-def duel_start(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
-    a, b = _name(payload, "a"), _name(payload, "b")
+def duel_start(message: DuelStart) -> tuple[str | None, list[discord.Embed]]:
+    a, b = _name(message.a), _name(message.b)
+    rules = _ruleset_of(message.ruleset)
     embed = discord.Embed(
-        title=f"{_duel_ref(payload)}: {a} vs {b}",
+        title=f"{_duel_ref(message.duel_id)}: {a} vs {b}",
         description=(
-            f"A duel begins under {_ruleset_name(payload)}. A commander opens each round; "
-            "the duellists send "
+            f"A duel begins under {_ruleset_name(message.ruleset)}. A commander opens each "
+            "round; the duellists send "
             "their moves to the bot by DM (or `/move`), and the moves stay secret until the "
             "round closes."
         ),
         colour=COLOUR_INFO,
     )
-    rules = _ruleset_of(payload)
-    for side in ("a", "b"):
-        entry = payload.get(side)
-        stats = entry if isinstance(entry, Mapping) else {}
-        uid = _user_id(payload, side)
-        who = f"<@{uid}>" if uid is not None else _name(payload, side)
+    for side, party in (("a", message.a), ("b", message.b)):
+        who = f"<@{party.user_id}>" if party.user_id is not None else _name(party)
         embed.add_field(
-            name=f"{side.upper()}: {_name(payload, side)}",
-            value=f"{who}\n{fighter_text(rules, stats)}",
+            name=f"{side.upper()}: {_name(party)}",
+            value=f"{who}\n{fighter_text(rules, party.sheet)}",
             inline=True,
         )
-    options = payload.get("options")
-    if isinstance(options, Mapping):
+    if message.options is not None:
         embed.add_field(
             name="Rules fixed for this duel",
-            value=rules_text(_ruleset_id(payload), options),
+            value=rules_text(message.ruleset, message.options),
             inline=False,
         )
-    return _mentions(payload), [embed]
+    return _mentions(message.a, message.b), [embed]
 
 
 def rules_text(ruleset: str, options: Mapping[str, Any]) -> str:
@@ -319,59 +305,53 @@ def fighter_text(rules: Ruleset | None, stats: Mapping[str, Any]) -> str:
     return " · ".join(shown[:10]) or "—"
 
 
-def round_open(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
-    a, b = _name(payload, "a"), _name(payload, "b")
-    round_no = payload.get("round_no", "?")
-    deadline = parse_when(payload.get("deadline"))
+def round_open(message: RoundOpen) -> tuple[str | None, list[discord.Embed]]:
+    a, b = _name(message.a), _name(message.b)
+    round_no = message.round_no
     when = (
-        f"Deadline: {timestamp(deadline)}."
-        if deadline is not None
+        f"Deadline: {timestamp(message.deadline)}."
+        if message.deadline is not None
         else "No deadline: a commander closes the round."
     )
-    awaiting = payload.get("awaiting")
-    if isinstance(awaiting, list):
+    if message.awaiting is not None:
         # A step of a multi-step duel (FoEQ): only the awaited duellists choose now.
-        who = " and ".join(_name(payload, s) for s in awaiting if s in ("a", "b")) or "nobody"
+        parties = {"a": message.a, "b": message.b}
+        who = " and ".join(_name(parties[s]) for s in message.awaiting) or "nobody"
         how = (
             f"Waiting for {who}: the bot has sent the choice by DM (or use "
-            f"`/move duel:{payload.get('duel_id', '?')}` here)."
+            f"`/move duel:{message.duel_id}` here)."
         )
     else:
         how = (
             "Duellists: send your move to the bot by DM (use the buttons in its message, or "
-            f"type the move), or use `/move duel:{payload.get('duel_id', '?')}` here. Moves stay "
+            f"type the move), or use `/move duel:{message.duel_id}` here. Moves stay "
             "secret until the round closes."
         )
     embed = discord.Embed(
-        title=f"{_duel_ref(payload)}, round {round_no} is open: {a} vs {b}",
+        title=f"{_duel_ref(message.duel_id)}, round {round_no} is open: {a} vs {b}",
         description=f"{when}\n\n{how}",
         colour=COLOUR_INFO,
     )
     embed.add_field(
         name="Commitment (SHA-256 of this round's secret seed)",
-        value=code(payload.get("commitment", "?")),
+        value=code(message.commitment),
         inline=False,
     )
-    mentions = _mentions(payload)
-    content = f"{mentions}: round {round_no} of duel #{payload.get('duel_id', '?')} is open."
+    mentions = _mentions(message.a, message.b)
+    content = f"{mentions}: round {round_no} of duel #{message.duel_id} is open."
     return (content if mentions else None), [embed]
 
 
-def _ruleset_id(payload: Mapping[str, Any]) -> str:
-    """The payload's ruleset; rows written before payloads named one were the default's."""
-    return str(payload.get("ruleset") or DEFAULT_RULESET_ID)
-
-
-def _ruleset_of(payload: Mapping[str, Any]) -> Ruleset | None:
+def _ruleset_of(ruleset_id: str) -> Ruleset | None:
     try:
-        return get_ruleset(_ruleset_id(payload))
+        return get_ruleset(ruleset_id)
     except RulesError:
         return None
 
 
-def _ruleset_name(payload: Mapping[str, Any]) -> str:
-    rules = _ruleset_of(payload)
-    return safe(rules.short_name(), 60) if rules is not None else safe(_ruleset_id(payload), 40)
+def _ruleset_name(ruleset_id: str) -> str:
+    rules = _ruleset_of(ruleset_id)
+    return safe(rules.short_name(), 60) if rules is not None else safe(ruleset_id, 40)
 
 
 _REASONS = {
@@ -381,31 +361,27 @@ _REASONS = {
 }
 
 
-def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
-    result = payload.get("result")
-    data: Mapping[str, Any] = result if isinstance(result, Mapping) else {}
+def round_result(message: RoundResultPost) -> tuple[str | None, list[discord.Embed]]:
+    data = message.result
     ruleset = str(data.get("ruleset") or DEFAULT_RULESET_ID)
-    names = {"a": _name(payload, "a"), "b": _name(payload, "b")}
-    round_no = payload.get("round_no", "?")
+    names = {"a": _name(message.a), "b": _name(message.b)}
+    round_no = message.round_no
     outcome = str(data.get("outcome") or "?")
     choices = data.get("choices")
     moves: Mapping[str, Any] = choices if isinstance(choices, Mapping) else {}
 
     summary = outcome_text(outcome, names["a"], names["b"], ruleset)
-    reason = _REASONS.get(str(payload.get("reason")), str(payload.get("reason") or "closed"))
+    reason = _REASONS.get(message.reason, message.reason)
     description = f"**{summary}.**\nRound {round_no} was {safe(reason, 200)}."
-    follows = payload.get("follows_undo")
-    if isinstance(follows, Mapping) or data.get("follows_undo_of") is not None:
-        undo = follows if isinstance(follows, Mapping) else {}
-        undone_no = undo.get("round_no", data.get("follows_undo_of", "?"))
-        by = undo.get("undone_by")
-        description += f"\nThis result follows the undo of round {safe(undone_no, 20)}" + (
-            f" by <@{int(by)}>" if isinstance(by, int) else ""
+    undo = message.follows_undo
+    if undo is not None:
+        by = undo.undone_by
+        description += f"\nThis result follows the undo of round {undo.round_no}" + (
+            f" by <@{by}>" if by is not None else ""
         )
-        why = undo.get("reason")
-        description += f" (reason: {safe(why, 300)})." if why else "."
+        description += f" (reason: {safe(undo.reason, 300)})." if undo.reason else "."
     embed = discord.Embed(
-        title=f"{_duel_ref(payload)}, round {round_no}: {names['a']} vs {names['b']}",
+        title=f"{_duel_ref(message.duel_id)}, round {round_no}: {names['a']} vs {names['b']}",
         description=description,
         colour=COLOUR_RESULT,
     )
@@ -435,7 +411,7 @@ def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
     raw_log = data.get("log")
     log_lines = [f"• {safe(line, 900)}" for line in (raw_log if isinstance(raw_log, list) else [])]
     for name, value in _line_fields(
-        f"Adjudication ({_ruleset_name({'ruleset': ruleset})})", log_lines or ["—"], 3
+        f"Adjudication ({_ruleset_name(ruleset)})", log_lines or ["—"], 3
     ):
         embed.add_field(name=name, value=value, inline=False)
     options = data.get("options")
@@ -445,10 +421,9 @@ def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
     if house:
         embed.add_field(name="House rules", value=safe(house, 900), inline=False)
 
-    ended = bool(payload.get("ended", data.get("ended")))
-    winner = payload.get("winner_name")
-    if winner:
-        winner_text = safe(winner)
+    ended = message.ended
+    if message.winner_name:
+        winner_text = safe(message.winner_name)
     elif ended:
         winner_text = "none (the duel is over)"
     else:
@@ -459,25 +434,23 @@ def round_result(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
         name="Locked in combat", value="yes" if data.get("locked") else "no", inline=True
     )
     embed.add_field(name="Duel", value="over" if ended else "goes on", inline=True)
-    embed.add_field(name="Seed (revealed)", value=code(payload.get("seed", "?")), inline=False)
+    embed.add_field(name="Seed (revealed)", value=code(message.seed), inline=False)
     embed.add_field(
         name="Commitment (published when the round opened)",
-        value=code(payload.get("commitment", "?")),
+        value=code(message.commitment),
         inline=False,
     )
     embed.add_field(name="Verify", value=FAIRNESS_HINT, inline=False)
-    return _mentions(payload), [embed]
+    return _mentions(message.a, message.b), [embed]
 
 
-def round_undone(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
-    round_no = payload.get("round_no", "?")
-    outcome = payload.get("outcome")
-    was = f" (it was {code(outcome, 40)})" if outcome else ""
-    by = payload.get("undone_by")
-    who = f"<@{int(by)}>" if isinstance(by, int) else "A commander"
-    why = payload.get("reason")
+def round_undone(message: RoundUndone) -> tuple[str | None, list[discord.Embed]]:
+    round_no = message.round_no
+    was = f" (it was {code(message.outcome, 40)})" if message.outcome else ""
+    by = message.undone_by
+    who = f"<@{by}>" if by is not None else "A commander"
     embed = discord.Embed(
-        title=f"{_duel_ref(payload)}: round {round_no} undone",
+        title=f"{_duel_ref(message.duel_id)}: round {round_no} undone",
         description=(
             f"{who} voided the result of round {round_no}{was}. The duel is back to "
             "where it stood before that round; the undone result stays in the history, and "
@@ -485,74 +458,67 @@ def round_undone(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.E
         ),
         colour=COLOUR_WARN,
     )
-    if why:
+    if message.reason:
         embed.add_field(name="Undone by", value=who, inline=True)
-        embed.add_field(name="Reason", value=safe(why, 400), inline=False)
+        embed.add_field(name="Reason", value=safe(message.reason, 400), inline=False)
     return None, [embed]
 
 
-def duel_end(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
-    a, b = _name(payload, "a"), _name(payload, "b")
-    reason = safe(payload.get("reason") or "no reason given", 400)
+def duel_end(message: DuelEnd) -> tuple[str | None, list[discord.Embed]]:
+    a, b = _name(message.a), _name(message.b)
+    reason = safe(message.reason or "no reason given", 400)
     lines = [f"Ended by a commander. Reason: {reason}"]
-    cancelled = payload.get("cancelled_round")
-    if cancelled is not None:
-        lines.append(f"Round {cancelled} was cancelled unresolved; its moves stay sealed.")
+    if message.cancelled_round is not None:
+        lines.append(
+            f"Round {message.cancelled_round} was cancelled unresolved; its moves stay sealed."
+        )
     embed = discord.Embed(
-        title=f"{_duel_ref(payload)} has ended: {a} vs {b}",
+        title=f"{_duel_ref(message.duel_id)} has ended: {a} vs {b}",
         description="\n".join(lines),
         colour=COLOUR_END,
     )
-    return _mentions(payload), [embed]
+    return _mentions(message.a, message.b), [embed]
 
 
-def challenge(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
+_CHALLENGE_TITLES = {
+    "accepted": "accepted: the duel is fought",
+    "forced": "refused, but the duel is forced",
+    "refused": "refused",
+}
+
+
+def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
     """A By This Axe challenge settled: accepted, forced (d6 1-3) or refused."""
-
-    def who(key: str) -> str:
-        entry = payload.get(key)
-        return safe(entry.get("name") if isinstance(entry, Mapping) else "?")
-
-    titles = {
-        "accepted": "accepted: the duel is fought",
-        "forced": "refused, but the duel is forced",
-        "refused": "refused",
-    }
-    outcome = str(payload.get("outcome") or "?")
-    lines = [safe(line, 300) for line in payload.get("log") or [] if isinstance(line, str)]
-    if payload.get("leadership_lost"):
-        lines.append(f"**{who('challenged')} loses his leadership for this turn.**")
-    if payload.get("duel_id") is not None:
-        lines.append(f"Duel #{payload['duel_id']} begins: a commander opens round 1.")
-    roll = payload.get("roll")
-    if isinstance(roll, Mapping) and payload.get("seed"):
+    challenger, challenged = safe(message.challenger.name), safe(message.challenged.name)
+    lines = [safe(line, 300) for line in message.log]
+    if message.leadership_lost:
+        lines.append(f"**{challenged} loses his leadership for this turn.**")
+    if message.duel_id is not None:
+        lines.append(f"Duel #{message.duel_id} begins: a commander opens round 1.")
+    roll = message.force_roll
+    if roll is not None:
         lines.append(
-            f"Force roll `{safe(roll.get('label'), 60)}`: d6 = {roll.get('value')}; seed "
-            f"`{payload['seed']}` (commitment `{payload.get('commitment')}`)."
+            f"Force roll `{safe(roll.label, 60)}`: d6 = {roll.value}; seed "
+            f"`{message.seed}` (commitment `{message.commitment}`)."
         )
+    title = _CHALLENGE_TITLES.get(message.outcome, message.outcome)
     embed = discord.Embed(
-        title=f"{who('challenger')} challenges {who('challenged')}: {titles.get(outcome, outcome)}"[
-            :256
-        ],
+        title=f"{challenger} challenges {challenged}: {title}"[:256],
         description="\n".join(lines)[:4000],
         colour=COLOUR_INFO,
     )
     return None, [embed]
 
 
-def dm_closed(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
+def dm_closed(message: DmClosed) -> tuple[str | None, list[discord.Embed]]:
     """The notice for a duellist whose DMs are closed: who, and how to move. Nothing else."""
-    duel_id = payload.get("duel_id", "?")
-    try:
-        mention = f"<@{int(payload['user_id'])}>"
-    except (KeyError, TypeError, ValueError):
-        mention = "A duellist"
+    duel_id = message.duel_id
     text = (
-        f"{mention} cannot receive direct messages from the bot. Send your move for duel "
-        f"#{duel_id} with `/move duel:{duel_id} move:<choice>` (only you see the answer)."
+        f"<@{message.user_id}> cannot receive direct messages from the bot. Send your move for "
+        f"duel #{duel_id} with `/move duel:{duel_id} move:<choice>` (only you see the answer)."
     )
     embed = discord.Embed(
-        title=f"{_duel_ref(payload)}: a duellist's DMs are closed",
+        title=f"{_duel_ref(duel_id)}: a duellist's DMs are closed",
         description=text,
         colour=COLOUR_WARN,
     )
@@ -562,17 +528,7 @@ def dm_closed(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embe
 # -- DMs ------------------------------------------------------------------------------
 
 
-def _opponent(payload: Mapping[str, Any]) -> str:
-    if payload.get("opponent"):
-        return safe(payload["opponent"])
-    side = payload.get("side")
-    if side in ("a", "b"):
-        return _name(payload, "b" if side == "a" else "a")
-    return "your opponent"
-
-
-def _deadline_text(payload: Mapping[str, Any]) -> str:
-    deadline = parse_when(payload.get("deadline"))
+def _deadline_text(deadline: datetime | None) -> str:
     if deadline is None:
         return "There is no deadline: a commander closes the round."
     return f"Deadline: {timestamp(deadline)}."
@@ -581,14 +537,8 @@ def _deadline_text(payload: Mapping[str, Any]) -> str:
 MAX_BUTTONS = 25
 
 
-def _listed_moves(payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    moves = payload.get("moves")
-    return [m for m in moves if isinstance(m, Mapping)] if isinstance(moves, list) else []
-
-
-def _how_to_move(payload: Mapping[str, Any]) -> str:
-    listed = _listed_moves(payload)
-    if listed and len(listed) > MAX_BUTTONS:
+def _how_to_move(moves: tuple[MoveChoice, ...]) -> str:
+    if len(moves) > MAX_BUTTONS:
         return "Reply with your move as text"
     return "Pick your move with a button below, or reply with its name"
 
@@ -596,117 +546,129 @@ def _how_to_move(payload: Mapping[str, Any]) -> str:
 _CODE_SPAN = re.compile(r"`([^`]{1,40})`")
 
 
-def _example_move(payload: Mapping[str, Any]) -> str:
+def _example_move(message: RoundPrompt) -> str:
     """The example in a DM prompt: the ruleset's own (the last choice its help text shows)
     when it is legal now, else the first legal choice."""
-    listed = [str(m.get("id", "")) for m in _listed_moves(payload)]
-    shown = _CODE_SPAN.findall(_help_of(payload))
+    listed = [m.id for m in message.moves]
+    shown = _CODE_SPAN.findall(_help_of(message.ruleset))
     if shown and shown[-1] in listed:
         return safe(shown[-1], 40)
     return safe(listed[0], 40) if listed else "help"
 
 
-def _help_paragraph(payload: Mapping[str, Any]) -> str:
+def _help_paragraph(message: RoundPrompt) -> str:
     """The ruleset's help (how to answer) when the buttons cannot list every choice."""
-    listed = _listed_moves(payload)
-    help_text = _help_of(payload)
-    if help_text and (not listed or len(listed) > MAX_BUTTONS):
+    help_text = _help_of(message.ruleset)
+    if help_text and (not message.moves or len(message.moves) > MAX_BUTTONS):
         return f"\n\n{truncate(help_text, 1000)}"
     return ""
 
 
-def _help_of(payload: Mapping[str, Any]) -> str:
+def _help_of(ruleset_id: str) -> str:
     """The ruleset's general help (how to answer), from the registry: payloads never carry
     text that names moves."""
-    rules = _ruleset_of(payload)
+    rules = _ruleset_of(ruleset_id)
     return rules.help_text() if rules is not None else ""
 
 
-def dm_prompt(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
-    duel_id = payload.get("duel_id", "?")
-    round_no = payload.get("round_no", "?")
-    prompt = payload.get("prompt")
-    if isinstance(prompt, str) and prompt:
+def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
+    duel_id, round_no = message.duel_id, message.round_no
+    opponent = safe(message.opponent)
+    if message.prompt:
         # A step of a multi-step duel (FoEQ): the ruleset says what is asked.
         secrecy = (
             "Your choice stays secret."
-            if payload.get("secret")
+            if message.secret
             else "This choice is made in the open: it is shown in the result."
         )
         embed = discord.Embed(
             title=f"Duel #{duel_id}, step {round_no}: your choice",
             description=(
-                f"You are duelling **{_opponent(payload)}**.\n{_deadline_text(payload)}\n\n"
-                f"{truncate(prompt, 1500)}\n\n{_how_to_move(payload)} (or put the duel "
-                f"first if you are in several duels: `#{duel_id} ...`). {secrecy}"
+                f"You are duelling **{opponent}**.\n{_deadline_text(message.deadline)}\n\n"
+                f"{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves)} (or put "
+                f"the duel first if you are in several duels: `#{duel_id} ...`). {secrecy}"
             ),
             colour=COLOUR_INFO,
         )
         return None, [embed]
+    example = _example_move(message)
     embed = discord.Embed(
         title=f"Duel #{duel_id}, round {round_no}: your move",
         description=(
-            f"You are duelling **{_opponent(payload)}**. Round {round_no} is open.\n"
-            f"{_deadline_text(payload)}\n\n"
-            f"{_how_to_move(payload)} (for example `{_example_move(payload)}`, or "
-            f"`#{duel_id} {_example_move(payload)}` if you are in several duels). "
-            "Your move stays secret until the round closes." + _help_paragraph(payload)
+            f"You are duelling **{opponent}**. Round {round_no} is open.\n"
+            f"{_deadline_text(message.deadline)}\n\n"
+            f"{_how_to_move(message.moves)} (for example `{example}`, or "
+            f"`#{duel_id} {example}` if you are in several duels). "
+            "Your move stays secret until the round closes." + _help_paragraph(message)
         ),
         colour=COLOUR_INFO,
     )
     return None, [embed]
 
 
-def reminder(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
-    duel_id = payload.get("duel_id", "?")
-    round_no = payload.get("round_no", "?")
+def reminder(message: Reminder) -> tuple[str | None, list[discord.Embed]]:
+    duel_id, round_no = message.duel_id, message.round_no
     embed = discord.Embed(
         title=f"Reminder: duel #{duel_id}, round {round_no}",
         description=(
             f"You have not sent a move yet for round {round_no} against "
-            f"**{_opponent(payload)}**.\n{_deadline_text(payload)}\n\n"
-            f"{_how_to_move(payload)}."
+            f"**{safe(message.opponent)}**.\n{_deadline_text(message.deadline)}\n\n"
+            f"{_how_to_move(message.moves)}."
         ),
         colour=COLOUR_WARN,
     )
     return None, [embed]
 
 
-def private_note(payload: Mapping[str, Any]) -> tuple[str | None, list[discord.Embed]]:
+def private_note(message: PrivateNote) -> tuple[str | None, list[discord.Embed]]:
     """What only this duellist may learn from a step (their secret choices confirmed, the
     opponent's Style learnt...). A DM, never a channel post."""
-    duel_id = payload.get("duel_id", "?")
-    notes = payload.get("notes")
-    lines = [f"• {truncate(str(n), 500)}" for n in notes] if isinstance(notes, list) else []
+    lines = [f"• {truncate(note, 500)}" for note in message.notes]
     embed = discord.Embed(
-        title=f"Duel #{duel_id}, step {payload.get('round_no', '?')}: for your eyes only",
+        title=f"Duel #{message.duel_id}, step {message.round_no}: for your eyes only",
         description="\n".join(lines) or "—",
         colour=COLOUR_INFO,
     )
     embed.add_field(
         name="Secret",
-        value=f"Only you receive this; **{_opponent(payload)}** and the channel do not.",
+        value=f"Only you receive this; **{safe(message.opponent)}** and the channel do not.",
         inline=False,
     )
     return None, [embed]
 
 
-RENDERERS = {
-    "duel_start": duel_start,
-    "round_open": round_open,
-    "round_result": round_result,
-    "round_undone": round_undone,
-    "duel_end": duel_end,
-    "dm_closed": dm_closed,
-    "challenge": challenge,
-    "round_dm": dm_prompt,
-    "reminder_dm": reminder,
-    "private_note": private_note,
-}
+def _render(message: OutboxMessage) -> tuple[str | None, list[discord.Embed]]:
+    match message:
+        case DuelStart():
+            return duel_start(message)
+        case RoundOpen():
+            return round_open(message)
+        case RoundResultPost():
+            return round_result(message)
+        case RoundUndone():
+            return round_undone(message)
+        case DuelEnd():
+            return duel_end(message)
+        case DmClosed():
+            return dm_closed(message)
+        case ChallengePost():
+            return challenge(message)
+        case RoundPrompt():
+            return dm_prompt(message)
+        case Reminder():
+            return reminder(message)
+        case PrivateNote():
+            return private_note(message)
+    raise MessageFormatError(f"no rendering for outbox message kind {message.KIND!r}")
 
 
-class UnknownPostKind(ValueError):
-    pass
+def render_message(
+    message: OutboxMessage, *, post_id: int | None = None, behalf: str | None = None
+) -> Rendered:
+    """Content and embeds for one outbox message. ``behalf``: the commander's name, shown
+    as "Posted on behalf of ..." when the post cannot go out through a webhook."""
+    content, embeds = _render(message)
+    return _finish(content, embeds, post_id, behalf)
 
 
 def render_post(
@@ -716,20 +678,18 @@ def render_post(
     post_id: int | None = None,
     behalf: str | None = None,
 ) -> Rendered:
-    """Content and embeds for one outbox post. ``behalf``: the commander's name, shown as
-    "Posted on behalf of ..." when the post cannot go out through a webhook."""
-    renderer = RENDERERS.get(kind)
-    if renderer is None:
-        raise UnknownPostKind(f"unknown outbox post kind {kind!r}")
-    content, embeds = renderer(payload)
-    return _finish(content, embeds, post_id, behalf)
+    """Content and embeds for one outbox row (its payload read with
+    :func:`~bot.services.messages.parse_message`: MessageFormatError when unreadable)."""
+    return render_message(parse_message(kind, payload), post_id=post_id, behalf=behalf)
 
 
-def thread_name(payload: Mapping[str, Any]) -> str:
+def dm_buttons(moves: Sequence[MoveChoice]) -> list[tuple[str, str]]:
+    """The move buttons of a DM prompt or reminder: the legal moves the service listed. Too
+    many for buttons: none; the prompt explains the text form."""
+    return [(m.id, m.label) for m in moves] if len(moves) <= MAX_BUTTONS else []
+
+
+def thread_name(message: DuelStart) -> str:
     """``Duel #N: A vs B`` as a thread name (plain text, at most 100 characters)."""
-
-    def raw(side: str) -> str:
-        entry = payload.get(side)
-        return plain(entry.get("name") if isinstance(entry, Mapping) else None, 40)
-
-    return plain(f"Duel #{payload.get('duel_id', '?')}: {raw('a')} vs {raw('b')}", 100)
+    a, b = plain(message.a.name, 40), plain(message.b.name, 40)
+    return plain(f"Duel #{message.duel_id}: {a} vs {b}", 100)

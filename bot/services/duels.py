@@ -30,7 +30,7 @@ from bot.db.models import (
     utcnow,
 )
 from bot.rules import registry
-from bot.rules.base import Fighter, Ruleset, get_ruleset, ruleset_ids
+from bot.rules.base import SIDES, Fighter, Ruleset, get_ruleset, ruleset_ids
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
 from bot.services import ratings
@@ -44,6 +44,20 @@ from bot.services.errors import (
     RoundNotOpen,
     StateConflict,
     TooManyChanges,
+)
+from bot.services.messages import (
+    ChallengePost,
+    DuelEnd,
+    DuelStart,
+    FollowsUndo,
+    MoveChoice,
+    OutboxMessage,
+    Party,
+    PrivateNote,
+    RoundOpen,
+    RoundPrompt,
+    RoundResultPost,
+    RoundUndone,
 )
 from bot.services.profiles import clean_name, no_stats_message
 from bot.services.scope import DuelScope
@@ -175,11 +189,11 @@ def adjudication_settings(rules_in_force: Mapping[str, Any]) -> dict[str, Any]:
     return {**used, **(dict(house) if isinstance(house, Mapping) else {})}
 
 
-def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> list[dict[str, str]]:
+def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> tuple[MoveChoice, ...]:
     """The moves a DM prompt offers (as buttons): what the ruleset says is legal now."""
     rules = _ruleset(ruleset_id)
     current = rules.state_from_dict(state)
-    return [{"id": m.id, "label": m.label} for m in rules.moves(current, side)]  # type: ignore[arg-type]
+    return tuple(MoveChoice(m.id, m.label) for m in rules.moves(current, side))  # type: ignore[arg-type]
 
 
 def no_sheet_message(name: str, rules: Ruleset) -> str:
@@ -228,31 +242,48 @@ def _json_safe(params: Mapping[str, Any]) -> dict[str, Any]:
     return safe
 
 
-def _enqueue(session: AsyncSession, **fields: Any) -> None:
-    session.add(OutboxPost(status="pending", attempts=0, next_attempt_at=utcnow(), **fields))
+def _enqueue(session: AsyncSession, message: OutboxMessage, **fields: Any) -> None:
+    """Queue ``message`` (its kind and versioned JSON) in the caller's transaction."""
+    session.add(
+        OutboxPost(
+            status="pending",
+            attempts=0,
+            next_attempt_at=utcnow(),
+            kind=message.KIND,
+            payload=message.to_json(),
+            **fields,
+        )
+    )
 
 
 def _post_in_duel_channel(
     session: AsyncSession,
     view: DuelView,
+    message: OutboxMessage,
     *,
-    kind: str,
     key: str,
     on_behalf_of: int | None,
-    payload: dict[str, Any],
 ) -> None:
     """Queue a post for the duel's channel (or thread), deduplicated by kind and key."""
     _enqueue(
         session,
-        dedupe_key=f"{kind}:{key}",
+        message,
+        dedupe_key=f"{message.KIND}:{key}",
         guild_id=view.guild_id,
         duel_id=view.id,
-        kind=kind,
         target="channel",
         target_id=view.post_channel_id,
         on_behalf_of=on_behalf_of,
-        payload=payload,
     )
+
+
+def _party(user_id: int, entry: Mapping[str, Any]) -> Party:
+    """A duellist of a post, their sheet as the duel's state stores it."""
+    return Party(user_id, str(entry["name"]), {k: v for k, v in entry.items() if k != "name"})
+
+
+def other_side(side: str) -> str:
+    return "b" if side == "a" else "a"
 
 
 def _iso(when: datetime | None) -> str | None:
@@ -380,7 +411,10 @@ class DuelService:
             side = "a" if duel.a_user_id == user_id else "b"
             if duel.status != "live":
                 return []
-            return legal_moves(duel.ruleset, duel.state, side)
+            return [
+                {"id": m.id, "label": m.label}
+                for m in legal_moves(duel.ruleset, duel.state, side)
+            ]
 
     async def odds(self, duel_id: int, scope: DuelScope) -> DuelOdds:
         """Exact odds of each pair of legal choices in the duel's next round, under the
@@ -592,21 +626,21 @@ class DuelService:
         session.add(duel)
         await session.flush()
         view = duel_view(duel)
+        stored = state.to_dict()
         _post_in_duel_channel(
             session,
             view,
-            kind="duel_start",
+            DuelStart(
+                duel_id=duel.id,
+                ruleset=duel.ruleset,
+                a=_party(a.user_id, stored["a"]),
+                b=_party(b.user_id, stored["b"]),
+                started_by=actor_id,
+                options=dict(duel.options),
+                make_thread=self._defaults.thread_per_duel and thread_id is None,
+            ),
             key=f"{duel.id}",
             on_behalf_of=actor_id,
-            payload={
-                "duel_id": duel.id,
-                "ruleset": duel.ruleset,
-                "a": {"user_id": a.user_id, **state.to_dict()["a"]},
-                "b": {"user_id": b.user_id, **state.to_dict()["b"]},
-                "started_by": actor_id,
-                "options": dict(duel.options),
-                "make_thread": self._defaults.thread_per_duel and thread_id is None,
-            },
         )
         queries.audit(
             session,
@@ -681,24 +715,30 @@ class DuelService:
                     rules,
                     None,
                 )
-            published = {
-                **result.to_dict(),
-                "challenger": {"user_id": challenger.user_id, "name": fighters["a"].name},
-                "challenged": {"user_id": challenged.user_id, "name": fighters["b"].name},
-                "seed": seed if result.roll is not None else None,
-                "commitment": commitment(seed) if result.roll is not None else None,
-                "duel_id": None if duel is None else duel.id,
-            }
+            settled = result.to_dict()
+            message = ChallengePost(
+                duel_id=None if duel is None else duel.id,
+                outcome=str(settled["outcome"]),
+                challenger=Party(challenger.user_id, fighters["a"].name),
+                challenged=Party(challenged.user_id, fighters["b"].name),
+                log=tuple(settled["log"]),
+                leadership_lost=bool(settled["leadership_lost"]),
+                roll=settled["roll"],
+                seed=seed if result.roll is not None else None,
+                commitment=commitment(seed) if result.roll is not None else None,
+                fought=bool(settled["duel"]),
+                declined=bool(settled["declined"]),
+            )
+            published = message.to_json()
             _enqueue(
                 session,
+                message,
                 dedupe_key=f"challenge:{guild_id}:{seed[:32]}",
                 guild_id=guild_id,
                 duel_id=None if duel is None else duel.id,
-                kind="challenge",
                 target="channel",
                 target_id=channel_id,
                 on_behalf_of=actor_id,
-                payload=published,
             )
             queries.audit(
                 session,
@@ -772,49 +812,47 @@ class DuelService:
         session.add(rnd)
         await session.flush()
         view = duel_view(duel, rnd, set())
-        base = {
-            "duel_id": duel.id,
-            "round_no": number,
-            "commitment": rnd.commitment,
-            "deadline": _iso(deadline),
-            "a": {"user_id": duel.a_user_id, "name": view.a.name},
-            "b": {"user_id": duel.b_user_id, "name": view.b.name},
-            "ruleset": duel.ruleset,
-            "opened_by": actor_id,
-        }
-        channel_payload: dict[str, Any] = dict(base)
-        if tuple(awaiting) != ("a", "b"):
-            channel_payload["awaiting"] = list(awaiting)
         _post_in_duel_channel(
             session,
             view,
-            kind="round_open",
+            RoundOpen(
+                duel_id=duel.id,
+                round_no=number,
+                ruleset=duel.ruleset,
+                a=Party(duel.a_user_id, view.a.name),
+                b=Party(duel.b_user_id, view.b.name),
+                commitment=rnd.commitment,
+                deadline=deadline,
+                opened_by=actor_id,
+                awaiting=None if tuple(awaiting) == SIDES else tuple(awaiting),
+            ),
             key=f"{rnd.id}",
             on_behalf_of=actor_id,
-            payload=channel_payload,
         )
         for side in awaiting:
             me = view.duellist(side)
-            payload: dict[str, Any] = {
-                **base,
-                "side": side,
-                "channel_id": view.post_channel_id,
-                "moves": legal_moves(duel.ruleset, duel.state, side),
-            }
             prompt = rules.prompt(current, side)
-            if prompt is not None:
-                payload["prompt"] = prompt
-                payload["secret"] = rules.is_secret(current)
             _enqueue(
                 session,
+                RoundPrompt(
+                    duel_id=duel.id,
+                    round_no=number,
+                    ruleset=duel.ruleset,
+                    side=side,
+                    opponent=view.duellist(other_side(side)).name,
+                    channel_id=view.post_channel_id,
+                    commitment=rnd.commitment,
+                    deadline=deadline,
+                    moves=legal_moves(duel.ruleset, duel.state, side),
+                    prompt=prompt,
+                    secret=prompt is None or rules.is_secret(current),
+                ),
                 dedupe_key=f"round_dm:{rnd.id}:{side}",
                 guild_id=duel.guild_id,
                 duel_id=duel.id,
-                kind="round_dm",
                 target="user",
                 target_id=me.user_id,
                 on_behalf_of=actor_id,
-                payload=payload,
             )
         queries.audit(
             session,
@@ -1066,33 +1104,25 @@ class DuelService:
         _post_in_duel_channel(
             session,
             view,
-            kind="round_result",
+            RoundResultPost(
+                duel_id=duel.id,
+                guild_id=duel.guild_id,
+                round_no=rnd.number,
+                a=_party(duel.a_user_id, stored["state"]["a"]),
+                b=_party(duel.b_user_id, stored["state"]["b"]),
+                result=stored,
+                winner_name=view.winner_name,
+                seed=rnd.seed,
+                commitment=rnd.commitment,
+                closed_by=actor_id,
+                reason=reason,
+                ended=result.ended,
+                follows_undo=None
+                if follows is None
+                else FollowsUndo(follows.number, follows.undone_by, follows.undo_reason),
+            ),
             key=f"{rnd.id}",
             on_behalf_of=on_behalf_of,
-            payload={
-                "duel_id": duel.id,
-                "round_no": rnd.number,
-                "a": {"user_id": duel.a_user_id, **stored["state"]["a"]},
-                "b": {"user_id": duel.b_user_id, **stored["state"]["b"]},
-                "result": stored,
-                "winner_name": view.winner_name,
-                "seed": rnd.seed,
-                "commitment": rnd.commitment,
-                "closed_by": actor_id,
-                "reason": reason,
-                "ended": result.ended,
-                **(
-                    {}
-                    if follows is None
-                    else {
-                        "follows_undo": {
-                            "round_no": follows.number,
-                            "undone_by": follows.undone_by,
-                            "reason": follows.undo_reason,
-                        }
-                    }
-                ),
-            },
         )
         queries.audit(
             session,
@@ -1109,21 +1139,21 @@ class DuelService:
             # stored result or the log.
             _enqueue(
                 session,
+                PrivateNote(
+                    duel_id=duel.id,
+                    round_no=rnd.number,
+                    ruleset=duel.ruleset,
+                    side=side,
+                    opponent=str(stored["state"][other_side(side)]["name"]),
+                    channel_id=view.post_channel_id,
+                    notes=tuple(str(note) for note in notes),
+                ),
                 dedupe_key=f"private_note:{rnd.id}:{side}",
                 guild_id=duel.guild_id,
                 duel_id=duel.id,
-                kind="private_note",
                 target="user",
                 target_id=duel.a_user_id if side == "a" else duel.b_user_id,
                 on_behalf_of=on_behalf_of,
-                payload={
-                    "duel_id": duel.id,
-                    "round_no": rnd.number,
-                    "side": side,
-                    "ruleset": duel.ruleset,
-                    "opponent": stored["state"]["b" if side == "a" else "a"]["name"],
-                    "notes": list(notes),
-                },
             )
         if result.ended:
             await self._write_back_sheets(session, duel, ruleset, result.state, on_behalf_of)
@@ -1223,16 +1253,15 @@ class DuelService:
             _post_in_duel_channel(
                 session,
                 view,
-                kind="duel_end",
+                DuelEnd(
+                    duel_id=duel.id,
+                    a=Party(duel.a_user_id, view.a.name),
+                    b=Party(duel.b_user_id, view.b.name),
+                    reason=reason,
+                    cancelled_round=None if rnd is None else rnd.number,
+                ),
                 key=f"{duel.id}",
                 on_behalf_of=actor_id,
-                payload={
-                    "duel_id": duel.id,
-                    "reason": reason,
-                    "a": {"user_id": duel.a_user_id, "name": view.a.name},
-                    "b": {"user_id": duel.b_user_id, "name": view.b.name},
-                    "cancelled_round": None if rnd is None else rnd.number,
-                },
             )
             queries.audit(
                 session,
@@ -1297,16 +1326,15 @@ class DuelService:
             _post_in_duel_channel(
                 session,
                 view,
-                kind="round_undone",
+                RoundUndone(
+                    duel_id=duel.id,
+                    round_no=rnd.number,
+                    outcome=rnd.outcome,
+                    undone_by=actor_id,
+                    reason=reason,
+                ),
                 key=f"{rnd.id}",
                 on_behalf_of=actor_id,
-                payload={
-                    "duel_id": duel.id,
-                    "round_no": rnd.number,
-                    "outcome": rnd.outcome,
-                    "undone_by": actor_id,
-                    "reason": reason,
-                },
             )
             queries.audit(
                 session,

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from datetime import timedelta
 
 from sqlalchemy import or_, select
 
 from bot.db import queries
-from bot.db.engine import Database
+from bot.db.engine import Database, OutboxListener
 from bot.db.models import ChannelWebhook, OutboxPost, utcnow
+from bot.services.messages import DirectMessage, DmClosed, MessageFormatError, parse_message
 from bot.services.views import OutboxItem, WebhookView
 
 MAX_ATTEMPTS = 12
@@ -73,6 +75,11 @@ def _item(row: OutboxPost) -> OutboxItem:
 class OutboxService:
     def __init__(self, db: Database) -> None:
         self._db = db
+
+    def on_written(self, listener: OutboxListener) -> Callable[[], None]:
+        """Call ``listener`` after every commit, by any service, that queued a post (the
+        poster's wake-up); returns the function that stops it."""
+        return self._db.on_outbox_written(listener)
 
     async def release_dead_claims(self) -> int:
         """Hand back posts claimed by workers of this host that died (SIGKILL, OOM, a
@@ -163,28 +170,29 @@ class OutboxService:
             row.last_error = "50007: cannot send messages to this user"
             row.claimed_by = None
             row.claimed_until = None
-            payload = row.payload
-            channel_id = payload.get("channel_id")
-            notice_key = f"dm_closed:{row.duel_id}:{row.target_id}:{payload.get('round_no')}"
+            try:
+                message = parse_message(row.kind, row.payload)
+            except MessageFormatError:
+                message = None
+            channel_id = message.channel_id if isinstance(message, DirectMessage) else None
+            round_no = message.round_no if isinstance(message, DirectMessage) else None
+            notice_key = f"dm_closed:{row.duel_id}:{row.target_id}:{round_no}"
             # The round DM and a reminder to the same duellist can both bounce: one notice.
             already = await session.scalar(
                 select(OutboxPost.id).where(OutboxPost.dedupe_key == notice_key)
             )
             if channel_id is not None and row.duel_id is not None and already is None:
+                notice = DmClosed(duel_id=row.duel_id, round_no=round_no, user_id=row.target_id)
                 session.add(
                     OutboxPost(
                         dedupe_key=notice_key,
                         guild_id=row.guild_id,
                         duel_id=row.duel_id,
-                        kind="dm_closed",
+                        kind=notice.KIND,
                         target="channel",
-                        target_id=int(channel_id),
+                        target_id=channel_id,
                         on_behalf_of=row.on_behalf_of,
-                        payload={
-                            "duel_id": row.duel_id,
-                            "round_no": payload.get("round_no"),
-                            "user_id": row.target_id,
-                        },
+                        payload=notice.to_json(),
                         status="pending",
                         attempts=0,
                         next_attempt_at=utcnow(),

@@ -18,6 +18,7 @@ from bot.db.engine import Database
 from bot.db.models import Duel, OutboxPost, Round, utcnow
 from bot.rules.base import get_ruleset
 from bot.services.duels import legal_moves
+from bot.services.messages import Reminder
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,25 +96,26 @@ class SchedulerService:
                     if side in moved or side not in awaiting:
                         continue
                     other = "b" if side == "a" else "a"
+                    message = Reminder(
+                        duel_id=duel.id,
+                        round_no=rnd.number,
+                        ruleset=duel.ruleset,
+                        side=side,
+                        opponent=str(duel.state[other]["name"]),
+                        channel_id=duel.thread_id or duel.channel_id,
+                        deadline=rnd.deadline,
+                        moves=legal_moves(duel.ruleset, duel.state, side),
+                    )
                     session.add(
                         OutboxPost(
                             dedupe_key=f"reminder:{rnd.id}:{side}:{int(label.total_seconds())}",
                             guild_id=duel.guild_id,
                             duel_id=duel.id,
-                            kind="reminder_dm",
+                            kind=message.KIND,
                             target="user",
                             target_id=user_id,
                             on_behalf_of=rnd.opened_by,
-                            payload={
-                                "duel_id": duel.id,
-                                "round_no": rnd.number,
-                                "deadline": rnd.deadline.isoformat(),
-                                "opponent": duel.state[other]["name"],
-                                "side": side,
-                                "channel_id": duel.thread_id or duel.channel_id,
-                                "ruleset": duel.ruleset,
-                                "moves": legal_moves(duel.ruleset, duel.state, side),
-                            },
+                            payload=message.to_json(),
                             status="pending",
                             attempts=0,
                             next_attempt_at=now,

@@ -7,6 +7,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from bot.services.messages import OutboxMessage, parse_message
+
 
 @dataclass(frozen=True, slots=True)
 class MemberRef:
@@ -206,6 +208,11 @@ class OutboxItem:
     on_behalf_of: int | None
     payload: dict[str, Any]
     attempts: int
+
+    @property
+    def message(self) -> OutboxMessage:
+        """The typed message (MessageFormatError when this duelbot cannot read it)."""
+        return parse_message(self.kind, self.payload)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from bot.config import WorkerSettings
 from bot.db.engine import Database, DatabaseUnavailable
-from bot.db.models import utcnow
+from bot.db.models import OutboxPost, utcnow
 from bot.rules.rule_2_14 import LABELS, MOVES
+from bot.services.views import MemberRef
 from tests.discord.workers_support import (
     COMMANDER_NICK,
     World,
@@ -378,3 +380,140 @@ def test_names_are_escaped_and_embeds_fit_discord_limits() -> None:
         assert all(_embed_total(e.to_dict()) <= 6000 for e in out.embeds), kind
     open_text = str(render_post("round_open", {**payload, "deadline": None}).embeds[0].to_dict())
     assert "send your move to the bot by DM" in open_text
+
+
+async def test_a_post_written_by_any_service_wakes_the_poster(
+    fake: FakeDiscord, database: Database
+) -> None:
+    """No call site wakes the poster by hand any more: the commit of a transaction that
+    queued a post does (issue 12). With a poll of a minute, only that wake-up posts within
+    seconds: a start, an open and a close called straight on the services, and a reminder
+    queued by the scheduler."""
+    slow = WorkerSettings(outbox_poll_seconds=60.0, scheduler_poll_seconds=60.0)
+    async with running_bot(fake, database, workers=slow) as world:
+        await eventually(lambda: world.bot.is_ready(), 10, "bot ready")
+        await asyncio.sleep(0.3)  # the poster's first (empty) drain is over: it now sleeps
+        services = world.services
+        a, b = MemberRef(world.alice.id, "Alice"), MemberRef(world.bob.id, "Bob")
+        for member in (a, b):
+            await services.profiles.set_stats(world.guild_id, world.commander.id, member, 5, 6)
+        duel = await services.duels.start_duel(
+            guild_id=world.guild_id,
+            channel_id=world.channel_id,
+            actor_id=world.commander.id,
+            a=a,
+            b=b,
+        )
+        await world.posted("duel_start", timeout=5)
+        await services.duels.open_round(
+            duel_id=duel.id, guild_id=world.guild_id, actor_id=world.commander.id
+        )
+        await world.posted("round_open", timeout=5)
+        await world.posted("round_dm", count=2, timeout=5)
+        await services.duels.close_round(
+            duel_id=duel.id, guild_id=world.guild_id, actor_id=world.commander.id
+        )
+        (result,) = await world.posted("round_result", timeout=5)
+        assert result.status == "posted"
+
+
+async def _queue_raw(world: World, kind: str, target: str, target_id: int, payload: Any) -> int:
+    """An outbox row as another duelbot version (or an older one) wrote it."""
+    async with world.db.transaction() as session:
+        row = OutboxPost(
+            dedupe_key=f"raw:{kind}:{target_id}:{len(str(payload))}",
+            guild_id=world.guild_id,
+            duel_id=None,
+            kind=kind,
+            target=target,
+            target_id=target_id,
+            on_behalf_of=None,
+            payload=payload,
+            status="pending",
+            attempts=0,
+            next_attempt_at=utcnow(),
+        )
+        session.add(row)
+        await session.flush()
+        return int(row.id)
+
+
+async def test_rows_written_before_payloads_had_a_version_still_post(
+    fake: FakeDiscord, database: Database
+) -> None:
+    """Old rows (no version, no ruleset, no listed moves) are read as version 1, leniently:
+    the round DM gets the default ruleset's every move as buttons."""
+    async with running_bot(fake, database) as world:
+        duel = await world.start_duel()
+        round_no = await world.open_round(duel.id)
+        await world.posted("round_dm", count=2)
+        before = len(fake.dms_to(world.alice.id))
+        await _queue_raw(
+            world,
+            "round_dm",
+            "user",
+            world.alice.id,
+            {
+                "duel_id": duel.id,
+                "round_no": round_no,
+                "commitment": "c" * 64,
+                "deadline": None,
+                "a": {"user_id": world.alice.id, "name": "Alice"},
+                "b": {"user_id": world.bob.id, "name": "Bob"},
+                "side": "a",
+                "channel_id": world.channel_id,
+            },
+        )
+        await _queue_raw(
+            world,
+            "duel_end",
+            "channel",
+            world.channel_id,
+            {
+                "duel_id": 4242,
+                "reason": "an old row",
+                "a": {"user_id": world.alice.id, "name": "Old Alice"},
+                "b": {"user_id": world.bob.id, "name": "Old Bob"},
+            },
+        )
+        world.wake()
+        await eventually(lambda: len(fake.dms_to(world.alice.id)) > before, 10, "old DM")
+        dm = fake.dms_to(world.alice.id)[-1]
+        assert "You are duelling **Bob**" in text_of(dm)
+        assert dm.custom_ids() == [
+            f"duelbot:move:{duel.id}:{round_no}:{spec.id}" for spec in MOVES
+        ]
+        end = await eventually(
+            lambda: [m for m in fake.messages_in(world.channel_id) if "#4242" in text_of(m)],
+            10,
+            "old channel post",
+        )
+        assert "Duel #4242 has ended: Old Alice vs Old Bob" in text_of(end[0])
+
+
+async def test_a_payload_this_duelbot_cannot_read_is_never_posted_and_says_why(
+    fake: FakeDiscord, database: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_bot(fake, database) as world:
+        await eventually(lambda: world.bot.is_ready(), 10, "bot ready")
+        future = await _queue_raw(
+            world,
+            "dm_closed",
+            "channel",
+            world.channel_id,
+            {"version": 2, "duel_id": 1, "round_no": 1, "user_id": world.alice.id},
+        )
+        unknown = await _queue_raw(world, "fanfare", "channel", world.channel_id, {})
+        for post_id in (future, unknown):
+            row = await eventually(
+                lambda pid=post_id: _failed_row(world, pid), 10, f"post {post_id} given up"
+            )
+            assert row.attempts == 1 and "MessageFormatError" in (row.last_error or "")
+        assert fake.messages_in(world.channel_id) == []
+        errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+        assert any("version 2" in e for e in errors) and any("fanfare" in e for e in errors)
+
+
+async def _failed_row(world: World, post_id: int) -> OutboxPost | None:
+    [row] = await world.outbox(id=post_id)
+    return row if row.status == "failed" else None

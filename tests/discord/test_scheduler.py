@@ -108,7 +108,7 @@ async def test_reminders_go_only_to_the_duellist_who_has_not_moved(
 
 
 async def test_a_reminder_for_a_closed_round_is_not_sent(
-    fake: FakeDiscord, database: Database
+    fake: FakeDiscord, database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The bot's own scheduler sends no reminders here: the test queues them itself.
     async with running_bot(fake, database, duels=DuelSettings(reminders=())) as world:
@@ -116,10 +116,20 @@ async def test_a_reminder_for_a_closed_round_is_not_sent(
         round_no = await world.open_round(duel.id, deadline=utcnow() + timedelta(hours=30))
         await world.posted("round_dm", count=2)
         await world.set_deadline(duel.id, round_no, utcnow() + timedelta(minutes=30))
-        # Queue the reminders and close the round before the poster gets to them.
+        # Queue the reminders and close the round before the poster gets to them: the
+        # commit wakes the poster at once, so it is held until the round has closed.
+        gate = asyncio.Event()
+        drain = world.workers.drain_once
+
+        async def held() -> float:
+            await gate.wait()
+            return await drain()
+
+        monkeypatch.setattr(world.workers, "drain_once", held)
         queued = await world.services.scheduler.enqueue_due_reminders([timedelta(hours=1)])
         assert queued == 2
         await world.close(duel.id)
+        gate.set()
         rows = await world.posted("reminder_dm", count=2)
         assert all(r.status == "posted" and r.posted_message_id is None for r in rows)
         assert len(fake.dms_to(world.alice.id)) == 1

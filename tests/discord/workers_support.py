@@ -176,13 +176,15 @@ async def eventually(
         await asyncio.sleep(0.05)
 
 
-def bot_settings(fake: FakeDiscord, duels: DuelSettings | None = None) -> Settings:
+def bot_settings(
+    fake: FakeDiscord, duels: DuelSettings | None = None, workers: WorkerSettings | None = None
+) -> Settings:
     return Settings(
         discord=DiscordSettings(
             api_base_url=fake.api_base_url, gateway_url=fake.gateway_url, sync_commands=False
         ),
         duels=duels or DuelSettings(),
-        workers=WorkerSettings(outbox_poll_seconds=0.2, scheduler_poll_seconds=0.2),
+        workers=workers or WorkerSettings(outbox_poll_seconds=0.2, scheduler_poll_seconds=0.2),
     )
 
 
@@ -204,6 +206,7 @@ async def running_bot(
     duels: DuelSettings | None = None,
     bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
     before_start: Callable[[World], None] | None = None,
+    workers: WorkerSettings | None = None,
 ) -> AsyncIterator[World]:
     """A guild with #general, a commander (nick "Commander Vimes"), alice and bob; the real
     bot connected to the fake, its workers running."""
@@ -212,7 +215,7 @@ async def running_bot(
     commander = fake.add_member(guild.id, "vimes", nick=COMMANDER_NICK).user
     alice = fake.add_member(guild.id, "alice").user
     bob = fake.add_member(guild.id, "bob").user
-    settings = bot_settings(fake, duels)
+    settings = bot_settings(fake, duels, workers)
     services = Services.create(db, settings.duels)
     with mock.patch.object(client_module, "COGS", available_cogs()):
         bot = create_bot(services, settings)

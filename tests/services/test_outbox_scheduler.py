@@ -162,7 +162,9 @@ async def test_mark_dm_closed_tells_the_channel(services: Services, database: Da
     assert row.status == "failed" and row.last_error is not None and "50007" in row.last_error
     [notice] = await outbox_rows(database, kind="dm_closed")
     assert (notice.target, notice.target_id, notice.status) == ("channel", CHANNEL, "pending")
-    assert notice.payload == {"duel_id": duel_id, "round_no": 1, "user_id": ALICE.user_id}
+    assert notice.payload == {
+        "version": 1, "duel_id": duel_id, "round_no": 1, "user_id": ALICE.user_id
+    }
     [audit] = await audit_rows(database, "dm.closed")
     assert audit.details["user_id"] == ALICE.user_id
     await services.outbox.mark_dm_closed(alice_dm.id)  # already failed: nothing more

@@ -18,7 +18,7 @@ from discord.ext import commands
 from bot.archive import export_html
 from bot.db.models import ID_MAX, ID_MIN
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
-from bot.discord.client import DuelBot, services_of, wake_outbox
+from bot.discord.client import DuelBot, services_of
 from bot.discord.render import (
     deadline_text,
     duel_embed,
@@ -257,7 +257,6 @@ class Commander(commands.Cog):
             ruleset=ruleset,
             params=parse_sheet_fields(params) if params else None,
         )
-        wake_outbox(self.bot)
         await interaction.followup.send(
             f"Duel #{view.id} started: {safe(view.a.name)} vs {safe(view.b.name)}. "
             f"Open the first round with `/round open duel:{view.id}`.",
@@ -293,7 +292,6 @@ class Commander(commands.Cog):
             accepted=accepted,
             units_in_contact=contact,
         )
-        wake_outbox(self.bot)
         text = f"Challenge {outcome.outcome}."
         if outcome.duel is not None:
             text += f" Duel #{outcome.duel.id} started: open round 1 with `/round open`."
@@ -345,7 +343,6 @@ class Commander(commands.Cog):
             actor_id=interaction.user.id,
             reason=reason,
         )
-        wake_outbox(self.bot)
         await interaction.followup.send(f"Duel #{view.id} has been ended.", ephemeral=True)
 
     @duel.command(
@@ -397,7 +394,6 @@ class Commander(commands.Cog):
             actor_id=interaction.user.id,
             deadline=when,
         )
-        wake_outbox(self.bot)
         await interaction.followup.send(
             f"Round {opened.round_no} of duel #{duel} is open. Deadline: "
             f"{deadline_text(opened.deadline)}.\nCommitment: `{opened.commitment}`\n"
@@ -416,7 +412,6 @@ class Commander(commands.Cog):
             guild_id=guild_id,
             actor_id=interaction.user.id,
         )
-        wake_outbox(self.bot)
         await interaction.followup.send(
             f"Round {closed.round_no} of duel #{duel} is closed; the result is being posted "
             f"in <#{closed.duel.post_channel_id}>.",
@@ -449,7 +444,6 @@ class Commander(commands.Cog):
         view = await services_of(self.bot).duels.undo_round(
             duel_id=duel, guild_id=guild_id, actor_id=interaction.user.id, reason=reason
         )
-        wake_outbox(self.bot)
         await interaction.followup.send(
             f"The last result of duel #{view.id} was undone; the duel is "
             f"{'locked' if view.locked else 'live'} with {view.rounds_played} round(s) played.",

@@ -15,7 +15,7 @@ from discord.ext import commands
 
 from bot.discord import flood
 from bot.discord.checks import answer_privately
-from bot.discord.client import DuelBot, services_of, wake_outbox
+from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.intake_buttons import MoveButton
@@ -137,8 +137,6 @@ class Intake(commands.Cog):
                 log.exception("Unexpected error while taking a DM move from user %s", user_id)
                 return UNEXPECTED
             return message
-        if receipt.closed is not None:
-            wake_outbox(self.bot)
         return receipt_text(receipt)
 
     async def _status(self, user_id: int) -> str:
@@ -187,8 +185,6 @@ class Intake(commands.Cog):
             duel_id=duel,
             guild_id=interaction.guild_id,
         )
-        if receipt.closed is not None:
-            wake_outbox(self.bot)
         await interaction.followup.send(receipt_text(receipt), ephemeral=True)
 
 

@@ -27,7 +27,7 @@ import secrets
 import socket
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -35,9 +35,9 @@ import discord
 from discord.ext import commands
 
 from bot.discord import pacing
-from bot.discord.client import ALLOWED_MENTIONS, DuelBot, wake_outbox
+from bot.discord.client import ALLOWED_MENTIONS, DuelBot
 from bot.discord.intake_buttons import MoveButton
-from bot.discord.posts import MAX_BUTTONS, UnknownPostKind, marker_ids, render_post, thread_name
+from bot.discord.posts import dm_buttons, marker_ids, render_message, thread_name
 from bot.discord.workers.loops import guarded, sleep_until_woken
 from bot.discord.workers.webhooks import (
     UNKNOWN_WEBHOOK,
@@ -46,8 +46,14 @@ from bot.discord.workers.webhooks import (
     transient,
     webhook_username,
 )
-from bot.rules import registry
-from bot.rules.errors import RulesError
+from bot.services.messages import (
+    DirectMessage,
+    DuelStart,
+    MessageFormatError,
+    PrivateNote,
+    Reminder,
+    RoundPrompt,
+)
 from bot.services.views import OutboxItem
 
 log = logging.getLogger(__name__)
@@ -66,28 +72,6 @@ Outcome = Literal["retry", "permanent", "dm_closed"]
 Channel = discord.abc.Messageable
 
 
-def dm_buttons(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The move buttons of a DM prompt: the legal moves the service listed (the ruleset's
-    moves when an older row has none). Too many for buttons: none; the prompt explains the
-    text form."""
-    listed = payload.get("moves")
-    if not isinstance(listed, list):
-        # Rows written before prompts listed their moves: the ruleset's every move (all such
-        # rows were of the default ruleset, whose moves never depend on the state).
-        try:
-            rules = registry.get(str(payload.get("ruleset") or registry.DEFAULT_RULESET_ID))
-        except RulesError:
-            return []
-        every = [(m.id, m.label) for m in rules.moves()]
-        return every if len(every) <= MAX_BUTTONS else []
-    moves = [
-        (str(m["id"]), str(m.get("label") or m["id"]))
-        for m in listed
-        if isinstance(m, Mapping) and "id" in m
-    ]
-    return moves if len(moves) <= MAX_BUTTONS else []
-
-
 class PostSkipped(Exception):
     """The post no longer applies (e.g. a reminder for a round that has closed)."""
 
@@ -104,8 +88,8 @@ def classify(exc: BaseException, post: OutboxItem) -> Outcome:
         if exc.status >= 500 or exc.status == 429:
             return "retry"
         return "permanent"  # 400s: the request itself is wrong; repeating it will not help
-    if isinstance(exc, UnknownPostKind | KeyError):
-        return "permanent"  # a payload this version cannot render
+    if isinstance(exc, MessageFormatError):
+        return "permanent"  # a payload this version cannot read (logged as an error)
     return "retry"  # timeouts, connection errors, rate limits, the database, anything else
 
 
@@ -216,9 +200,11 @@ class Poster(commands.Cog):
         if outcome == "dm_closed":
             log.info("User %s cannot receive DMs (outbox post %s)", post.target_id, post.id)
             await self._mark(self.services.outbox.mark_dm_closed(post.id))
-            wake_outbox(self.bot)
             return
         permanent = outcome == "permanent"
+        if isinstance(exc, MessageFormatError):
+            # Written by another duelbot version, or damaged: never posted; say so loudly.
+            log.error("Outbox post %s (%s) cannot be read: %s", post.id, post.kind, exc)
         if permanent or not isinstance(exc, discord.HTTPException | TimeoutError | OSError):
             log.warning(
                 "Outbox post %s (%s to %s %s) failed: %s",
@@ -268,16 +254,13 @@ class Poster(commands.Cog):
     async def _still_relevant(self, post: OutboxItem) -> None:
         """Skip prompts for a round that has closed, and reminders to who has moved since.
         A private note is about a step that has closed: it always goes out."""
-        duel_id = post.payload.get("duel_id")
-        if duel_id is None or post.kind == "private_note":
+        message = post.message
+        if not isinstance(message, DirectMessage) or isinstance(message, PrivateNote):
             return
-        status = await self.services.duels.round_status(int(duel_id))
-        if not status.is_open or status.round_no != post.payload.get("round_no"):
-            raise PostSkipped(
-                f"round {post.payload.get('round_no')} of duel #{duel_id} is not open"
-            )
-        side = post.payload.get("side")
-        if post.kind == "reminder_dm" and side in ("a", "b") and status.submitted.get(side):
+        status = await self.services.duels.round_status(message.duel_id)
+        if not status.is_open or status.round_no != message.round_no:
+            raise PostSkipped(f"round {message.round_no} of duel #{message.duel_id} is not open")
+        if isinstance(message, Reminder) and status.submitted.get(message.side):
             raise PostSkipped("the duellist has moved")
 
     async def _post_dm(self, post: OutboxItem) -> int | None:
@@ -287,12 +270,12 @@ class Poster(commands.Cog):
             found = await self._already_posted(channel, post)
             if found is not None:
                 return found
-        rendered = render_post(post.kind, post.payload, post_id=post.id)
+        prompt = post.message
+        rendered = render_message(prompt, post_id=post.id)
         view = discord.ui.View(timeout=None)
-        duel_id = int(post.payload["duel_id"])
-        round_no = int(post.payload["round_no"])
-        for move_id, label in dm_buttons(post.payload):
-            view.add_item(MoveButton(duel_id, round_no, move_id, label))
+        if isinstance(prompt, RoundPrompt | Reminder):
+            for move_id, label in dm_buttons(prompt.moves):
+                view.add_item(MoveButton(prompt.duel_id, prompt.round_no, move_id, label))
         message = await channel.send(
             content=rendered.content,
             embeds=rendered.embeds,
@@ -351,18 +334,19 @@ class Poster(commands.Cog):
                     message_id = await self._send_via_webhook(channel, post, name, avatar)
                 if message_id is None:
                     message_id = await self._send_as_bot(channel, post, behalf=name)
+        start = post.message
         if (
-            post.kind == "duel_start"
-            and post.payload.get("make_thread")
+            isinstance(start, DuelStart)
+            and start.make_thread
             and not isinstance(channel, discord.PartialMessageable)
         ):
-            await self._start_thread(channel, message_id, post)
+            await self._start_thread(channel, message_id, start)
         return message_id
 
     async def _send_as_bot(
         self, channel: discord.abc.Messageable, post: OutboxItem, *, behalf: str | None
     ) -> int:
-        rendered = render_post(post.kind, post.payload, post_id=post.id, behalf=behalf)
+        rendered = render_message(post.message, post_id=post.id, behalf=behalf)
         message = await channel.send(
             content=rendered.content,
             embeds=rendered.embeds,
@@ -385,7 +369,7 @@ class Poster(commands.Cog):
             parent, discord.TextChannel | discord.ForumChannel | discord.VoiceChannel
         ):
             return None
-        rendered = render_post(post.kind, post.payload, post_id=post.id)
+        rendered = render_message(post.message, post_id=post.id)
         kwargs: dict[str, Any] = {
             "embeds": rendered.embeds,
             "username": webhook_username(name),
@@ -444,16 +428,16 @@ class Poster(commands.Cog):
         return name, avatar
 
     async def _start_thread(
-        self, channel: discord.abc.GuildChannel | discord.Thread, message_id: int, post: OutboxItem
+        self, channel: discord.abc.GuildChannel | discord.Thread, message_id: int, start: DuelStart
     ) -> None:
         """config thread_per_duel: a public thread from the start card; the duel's posts go
         there from now on."""
         if not isinstance(channel, discord.TextChannel):
             return
-        duel_id = int(post.payload["duel_id"])
+        duel_id = start.duel_id
         try:
             thread = await channel.create_thread(
-                name=thread_name(post.payload),
+                name=thread_name(start),
                 message=discord.Object(id=message_id),
                 auto_archive_duration=10080,
                 reason=f"duelbot: duel #{duel_id}",

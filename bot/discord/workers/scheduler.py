@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from discord.ext import commands
 
-from bot.discord.client import DuelBot, wake_outbox
+from bot.discord.client import DuelBot
 from bot.discord.workers.loops import guarded, sleep_until_woken
 from bot.services.deadlines import parse_duration
 from bot.services.errors import DomainError, RoundNotOpen
@@ -58,7 +58,6 @@ class Scheduler(commands.Cog):
     async def schedule_once(self) -> float:
         """Close due rounds, queue due reminders; returns how long to sleep."""
         poll = self.settings.workers.scheduler_poll_seconds
-        changed = 0
         if self.settings.duels.auto_close:
             for due in await self.services.scheduler.due_closes():
                 try:
@@ -69,16 +68,14 @@ class Scheduler(commands.Cog):
                         reason="deadline",
                         round_no=due.round_no,
                     )
-                    changed += 1
                     log.info("Closed duel #%s round %s at its deadline", due.duel_id, due.round_no)
                 except RoundNotOpen:
                     pass  # another process (or a commander) closed it first
                 except DomainError as exc:
                     log.warning("Could not auto-close duel #%s: %s", due.duel_id, exc.message)
         if self.offsets:
-            changed += await self.services.scheduler.enqueue_due_reminders(self.offsets)
-        if changed:
-            wake_outbox(self.bot)
+            # The unit of work wakes the poster after the reminders' commit.
+            await self.services.scheduler.enqueue_due_reminders(self.offsets)
         if self.settings.duels.auto_close:
             nearest = await self.services.scheduler.next_deadline_in()
             if nearest is not None and nearest > timedelta(0):
