@@ -19,7 +19,9 @@ async def test_buttons_and_deadline_survive_a_restart(
     people = populate(fake)
     async with running_world(fake, database, people) as w:
         duel_id = await setup_duel(w)
-        deadline = datetime.now(UTC) + timedelta(seconds=4)
+        # Long enough for the prompts and the restart on a loaded machine (the click must come
+        # before the deadline).
+        deadline = datetime.now(UTC) + timedelta(seconds=8)
         await w.services.duels.open_round(
             duel_id=duel_id, guild_id=w.guild.id, actor_id=w.commander.id, deadline=deadline
         )

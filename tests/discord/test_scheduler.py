@@ -119,13 +119,13 @@ async def test_a_reminder_for_a_closed_round_is_not_sent(
         # Queue the reminders and close the round before the poster gets to them: the
         # commit wakes the poster at once, so it is held until the round has closed.
         gate = asyncio.Event()
-        drain = world.workers.drain_once
+        drain = world.poster.drain_once
 
         async def held() -> float:
             await gate.wait()
             return await drain()
 
-        monkeypatch.setattr(world.workers, "drain_once", held)
+        monkeypatch.setattr(world.poster, "drain_once", held)
         queued = await world.services.scheduler.enqueue_due_reminders([timedelta(hours=1)])
         assert queued == 2
         await world.close(duel.id)
