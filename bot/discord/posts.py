@@ -18,6 +18,7 @@ from typing import Any
 
 import discord
 
+from bot.archive.links import duel_page_url
 from bot.report import house_rules_text, move_label, outcome_text, purpose_label, rules_in_force
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
@@ -663,12 +664,27 @@ def _render(message: OutboxMessage) -> tuple[str | None, list[discord.Embed]]:
 
 
 def render_message(
-    message: OutboxMessage, *, post_id: int | None = None, behalf: str | None = None
+    message: OutboxMessage,
+    *,
+    post_id: int | None = None,
+    behalf: str | None = None,
+    archive_base_url: str | None = None,
 ) -> Rendered:
     """Content and embeds for one outbox message. ``behalf``: the commander's name, shown
-    as "Posted on behalf of ..." when the post cannot go out through a webhook."""
+    as "Posted on behalf of ..." when the post cannot go out through a webhook.
+    ``archive_base_url`` (config ``[archive] base_url``): a round result links to the duel's
+    archive page, where a reader's browser checks every roll (issue 15)."""
     content, embeds = _render(message)
+    if isinstance(message, RoundResultPost) and embeds:
+        url = duel_page_url(archive_base_url, message.duel_id, message.guild_id)
+        if url is not None and len(embeds[0].fields) < EMBED_MAX_FIELDS:
+            embeds[0].add_field(name=ARCHIVE_LINK_TITLE, value=url[:1024], inline=False)
     return _finish(content, embeds, post_id, behalf)
+
+
+#: The result embed's field that links to the duel's archive page.
+ARCHIVE_LINK_TITLE = "Check every roll in your browser"
+EMBED_MAX_FIELDS = 25
 
 
 def render_post(

@@ -346,7 +346,12 @@ class Poster(commands.Cog):
     async def _send_as_bot(
         self, channel: discord.abc.Messageable, post: OutboxItem, *, behalf: str | None
     ) -> int:
-        rendered = render_message(post.message, post_id=post.id, behalf=behalf)
+        rendered = render_message(
+            post.message,
+            post_id=post.id,
+            behalf=behalf,
+            archive_base_url=self.settings.archive.base_url,
+        )
         message = await channel.send(
             content=rendered.content,
             embeds=rendered.embeds,
@@ -369,7 +374,9 @@ class Poster(commands.Cog):
             parent, discord.TextChannel | discord.ForumChannel | discord.VoiceChannel
         ):
             return None
-        rendered = render_message(post.message, post_id=post.id)
+        rendered = render_message(
+            post.message, post_id=post.id, archive_base_url=self.settings.archive.base_url
+        )
         kwargs: dict[str, Any] = {
             "embeds": rendered.embeds,
             "username": webhook_username(name),
