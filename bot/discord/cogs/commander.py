@@ -16,7 +16,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.archive import export_html
-from bot.db.models import ID_MAX, ID_MIN
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.render import (
@@ -34,7 +33,7 @@ from bot.rules import get_ruleset, ruleset_ids
 from bot.services.deadlines import parse_deadline
 from bot.services.errors import InvalidInput
 from bot.services.profiles import stats_ruleset
-from bot.services.scope import DuelScope
+from bot.services.scope import DUEL_NUMBER_MAX, DUEL_NUMBER_MIN, DuelScope
 from bot.services.views import MemberRef
 
 # `/stats set` sets the sheet the profile keeps in its columns (two whole numbers); its
@@ -56,11 +55,11 @@ class DuelNumber(app_commands.Transformer[DuelBot]):
 
     @property
     def min_value(self) -> int:
-        return ID_MIN
+        return DUEL_NUMBER_MIN
 
     @property
     def max_value(self) -> int:
-        return ID_MAX
+        return DUEL_NUMBER_MAX
 
     async def transform(self, interaction: discord.Interaction[DuelBot], value: Any) -> int:
         return int(value)
