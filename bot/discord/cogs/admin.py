@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from bot.discord.checks import MANAGE_SERVER, admin_only, require_guild
 from bot.discord.client import DuelBot, services_of
-from bot.discord.render import LATER_DUELS_ONLY, settings_embed
+from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
 
 
 def role_manager(role: discord.Role) -> str | None:

@@ -19,7 +19,8 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.intake_buttons import MoveButton
-from bot.discord.render import deadline_text, moves_help, receipt_text, safe
+from bot.presentation.discord_replies import deadline_text, moves_help, receipt_text
+from bot.presentation.discord_text import safe
 from bot.rules import registry
 from bot.rules.base import MoveSpec, get_ruleset
 from bot.services.scope import DuelScope
