@@ -4,16 +4,18 @@ whole duel played in a forum post through the real bot and the stand-in."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 import aiohttp
+import pytest
 
 from bot.db.engine import Database
 from tests.discord.harness import populate, running_world
 from tests.discord.test_full_duel import all_text
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.forum import CANNOT_SEND_IN_FORUM, CHANNEL_FORUM, TAG_REQUIRED
-from tests.fakediscord.models import FakeChannel
+from tests.fakediscord.models import EMBED_LINKS, MANAGE_WEBHOOKS, FakeChannel
 
 
 async def _rest(fake: FakeDiscord, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -197,3 +199,88 @@ async def test_duel_start_in_a_thread_or_forum_post_keeps_the_duel_there(
         assert (duel.channel_id, duel.thread_id) == (people["channel_id"], thread.id)
         assert [c for c in fake.channels.values() if c.parent_id == forum.id] == []
         assert fake.messages_in(w.channel_id) == []
+
+
+async def test_config_duel_forum_refuses_what_would_not_work(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    people = populate(fake)
+    guild = people["guild"]
+    plain = fake.add_forum_channel(guild.id, "plain", tags=["open", "ended"])
+    strict = fake.add_forum_channel(guild.id, "strict", tags=["question"], require_tag=True)
+    moderated = fake.add_forum_channel(guild.id, "modded", tags=["open"], moderated=["open"])
+    thread = fake.add_thread(people["channel_id"], "a thread")
+    async with running_world(fake, database, people) as w:
+        for channel_id, expected in (
+            (w.channel_id, "is a text channel, not a forum channel"),
+            (thread.id, "is a thread, not a forum channel"),
+            (strict.id, 'has no tag named "open" or "ongoing"'),
+            (moderated.id, 'Manage Threads (the tag "open" is moderated)'),
+        ):
+            reply = await w.slash(w.commander, "config", "duel-forum", channel=channel_id)
+            assert reply.ephemeral and expected in reply.content, reply.content
+            assert "Nothing was changed" in reply.content
+            assert (await w.services.settings.get(guild.id)).duel_forum_id is None
+        # Not an admin: refused before anything is looked at.
+        reply = await w.slash(w.outsider, "config", "duel-forum", channel=plain.id)
+        assert "Manage Server" in reply.content
+
+        reply = await w.slash(w.commander, "config", "duel-forum", channel=plain.id)
+        assert "Duel forum set to" in reply.content
+        assert (await w.services.settings.get(guild.id)).duel_forum_id == plain.id
+        # Without a channel: cleared, and duels stay where they are started.
+        reply = await w.slash(w.commander, "config", "duel-forum")
+        assert "No duel forum" in reply.content
+        assert (await w.services.settings.get(guild.id)).duel_forum_id is None
+
+
+async def test_config_duel_forum_names_the_missing_permissions(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    people = populate(fake)
+    guild = people["guild"]
+    for role_id in guild.members[fake.bot_user.id].role_ids:
+        guild.roles[role_id].permissions &= ~(MANAGE_WEBHOOKS | EMBED_LINKS)
+    guild.everyone_role.permissions &= ~EMBED_LINKS
+    forum = fake.add_forum_channel(guild.id, "duels", tags=["open", "ended"])
+    async with running_world(fake, database, people) as w:
+        reply = await w.slash(w.commander, "config", "duel-forum", channel=forum.id)
+        assert "I am missing permissions in" in reply.content
+        assert "Embed Links, Manage Webhooks." in reply.content, reply.content
+        assert (await w.services.settings.get(guild.id)).duel_forum_id is None
+
+
+async def test_a_retried_card_finds_the_post_an_earlier_attempt_made(
+    fake_discord: FakeDiscord, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The post was made but its thread never recorded (a crash, a lost answer): the retry
+    finds the post by its name among the forum's active threads instead of making another."""
+    fake = fake_discord
+    people = populate(fake)
+    forum = fake.add_forum_channel(people["guild"].id, "duels", tags=["open", "ended"])
+    async with running_world(fake, database, people) as w:
+        await w.slash(w.commander, "config", "duel-forum", channel=forum.id)
+        await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
+        await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+        real_attach = w.services.duels.attach_thread
+        failures: list[int] = []
+
+        async def attach_fails_once(*, duel_id: int, thread_id: int) -> Any:
+            if not failures:
+                failures.append(thread_id)
+                raise ConnectionError("lost before the thread was recorded")
+            return await real_attach(duel_id=duel_id, thread_id=thread_id)
+
+        monkeypatch.setattr(w.services.duels, "attach_thread", attach_fails_once)
+        monkeypatch.setattr("bot.services.outbox.backoff", lambda attempts: timedelta(0))
+        duel_id = _duel_id(await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id))
+        await _until(lambda: bool(failures))
+        for _ in range(300):
+            if (await w.services.duels.get_duel(duel_id)).thread_id is not None:
+                break
+            await asyncio.sleep(0.05)
+        duel = await w.services.duels.get_duel(duel_id)
+        assert duel.thread_id == failures[0]
+        assert len(await _post_of(fake, forum.id)) == 1
