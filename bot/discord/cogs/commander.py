@@ -36,6 +36,8 @@ from bot.services.profiles import stats_ruleset
 from bot.services.scope import DUEL_NUMBER_MAX, DUEL_NUMBER_MIN, DuelScope
 from bot.services.views import MemberRef
 
+LIST_LIMIT = 50  # duels /duel list fetches (newest first); what does not fit is counted
+
 # `/stats set` sets the sheet the profile keeps in its columns (two whole numbers); its
 # range is the ruleset's own.
 _STAT_FIELDS = {f.name: f for f in stats_ruleset().sheet_fields}
@@ -304,10 +306,12 @@ class Commander(commands.Cog):
         self, interaction: discord.Interaction[DuelBot], include_ended: bool = False
     ) -> None:
         await answer_privately(interaction)
+        # One more than is listed: whether older duels exist beyond those fetched.
         duels = await services_of(self.bot).duels.list_duels(
-            await require_guild(interaction), include_ended=include_ended
+            await require_guild(interaction), include_ended=include_ended, limit=LIST_LIMIT + 1
         )
-        await interaction.followup.send(duel_list_text(duels), ephemeral=True)
+        text = duel_list_text(duels[:LIST_LIMIT], complete=len(duels) <= LIST_LIMIT)
+        await interaction.followup.send(text, ephemeral=True)
 
     @duel.command(name="status", description="Show a duel's state")
     @app_commands.describe(duel="Duel number")
