@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot.archive import export_html
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
+from bot.discord.forum import duel_home
 from bot.discord.render import (
     deadline_text,
     duel_embed,
@@ -249,9 +250,19 @@ class Commander(commands.Cog):
         params: app_commands.Range[str, 1, 500] | None = None,
     ) -> None:
         guild_id = await require_guild(interaction)
-        view = await services_of(self.bot).duels.start_duel(
+        services = services_of(self.bot)
+        # A thread keeps the duel; else the server's duel forum, if any (bot/discord/forum.py).
+        home = duel_home(
+            interaction.channel,
+            interaction.channel_id or 0,
+            interaction.guild,
+            await services.settings.get(guild_id),
+            thread_per_duel=self.bot.settings.duels.thread_per_duel,
+        )
+        view = await services.duels.start_duel(
             guild_id=guild_id,
-            channel_id=interaction.channel_id or 0,
+            channel_id=home.channel_id,
+            thread_id=home.thread_id,
             actor_id=interaction.user.id,
             a=duellist_ref(a),
             b=duellist_ref(b),
@@ -260,7 +271,7 @@ class Commander(commands.Cog):
         )
         await interaction.followup.send(
             f"Duel #{view.id} started: {safe(view.a.name)} vs {safe(view.b.name)}. "
-            f"Open the first round with `/round open duel:{view.id}`.",
+            f"Open the first round with `/round open duel:{view.id}`.{home.note}",
             ephemeral=True,
         )
 
