@@ -11,6 +11,7 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import GuildSettings
 from bot.services.errors import InvalidInput
+from bot.services.unit import transaction
 from bot.services.views import SettingsView
 
 # What a duel does with a side that sent no move by the close; every ruleset's make_options
@@ -87,7 +88,7 @@ class SettingsService:
         self._defaults = defaults or DuelSettings()
 
     async def get(self, guild_id: int) -> SettingsView:
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             return settings_view(await load_settings_row(session, guild_id, self._defaults))
 
     async def set_change_of_choice(
@@ -138,7 +139,7 @@ class SettingsService:
     async def _set(self, guild_id: int, actor_id: int, key: str, value: Any) -> SettingsView:
         if key not in SETTING_KEYS:
             raise InvalidInput(f"Unknown setting {key!r}.")
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await load_settings_row(session, guild_id, self._defaults, lock=True)
             before = getattr(row, key)
             setattr(row, key, value)

@@ -16,7 +16,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.archive import export_html
-from bot.db.models import ID_MAX, ID_MIN
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.forum import duel_home
@@ -35,8 +34,10 @@ from bot.rules import get_ruleset, ruleset_ids
 from bot.services.deadlines import parse_deadline
 from bot.services.errors import InvalidInput
 from bot.services.profiles import stats_ruleset
-from bot.services.scope import DuelScope
+from bot.services.scope import DUEL_NUMBER_MAX, DUEL_NUMBER_MIN, DuelScope
 from bot.services.views import MemberRef
+
+LIST_LIMIT = 50  # duels /duel list fetches (newest first); what does not fit is counted
 
 # `/stats set` sets the sheet the profile keeps in its columns (two whole numbers); its
 # range is the ruleset's own.
@@ -57,11 +58,11 @@ class DuelNumber(app_commands.Transformer[DuelBot]):
 
     @property
     def min_value(self) -> int:
-        return ID_MIN
+        return DUEL_NUMBER_MIN
 
     @property
     def max_value(self) -> int:
-        return ID_MAX
+        return DUEL_NUMBER_MAX
 
     async def transform(self, interaction: discord.Interaction[DuelBot], value: Any) -> int:
         return int(value)
@@ -316,10 +317,12 @@ class Commander(commands.Cog):
         self, interaction: discord.Interaction[DuelBot], include_ended: bool = False
     ) -> None:
         await answer_privately(interaction)
+        # One more than is listed: whether older duels exist beyond those fetched.
         duels = await services_of(self.bot).duels.list_duels(
-            await require_guild(interaction), include_ended=include_ended
+            await require_guild(interaction), include_ended=include_ended, limit=LIST_LIMIT + 1
         )
-        await interaction.followup.send(duel_list_text(duels), ephemeral=True)
+        text = duel_list_text(duels[:LIST_LIMIT], complete=len(duels) <= LIST_LIMIT)
+        await interaction.followup.send(text, ephemeral=True)
 
     @duel.command(name="status", description="Show a duel's state")
     @app_commands.describe(duel="Duel number")
