@@ -4,6 +4,7 @@ whole duel played in a forum post through the real bot and the stand-in."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -229,6 +230,8 @@ async def test_config_duel_forum_refuses_what_would_not_work(
         reply = await w.slash(w.commander, "config", "duel-forum", channel=plain.id)
         assert "Duel forum set to" in reply.content
         assert (await w.services.settings.get(guild.id)).duel_forum_id == plain.id
+        shown = await w.slash(w.commander, "config", "show")
+        assert f"<#{plain.id}>: each new duel gets its own post there" in json.dumps(shown.body)
         # Without a channel: cleared, and duels stay where they are started.
         reply = await w.slash(w.commander, "config", "duel-forum")
         assert "No duel forum" in reply.content
