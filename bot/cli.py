@@ -732,7 +732,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sync_commands(args: argparse.Namespace) -> int:
-    sync = _lazy("bot.discord.sync_once", "main", "sync-commands")
+    sync = _lazy("bot.sync_commands", "main", "sync-commands")
     return _finish(sync(args.config))
 
 

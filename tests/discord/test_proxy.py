@@ -30,6 +30,12 @@ from tests.fakediscord import FakeDiscord, RateLimits, run_bot
 from tests.fakediscord.models import FakeUser
 
 
+@pytest.fixture
+def db_backend() -> str:
+    """SQLite only: the database plays no part in the REST budget."""
+    return "sqlite"
+
+
 @asynccontextmanager
 async def nirn_proxy(
     fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, global_limit: int
