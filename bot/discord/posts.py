@@ -6,6 +6,7 @@ from __future__ import annotations
 from bot.presentation.discord_posts import (
     ARCHIVE_LINK_TITLE,
     Rendered,
+    button_label,
     dm_buttons,
     marker,
     marker_ids,
@@ -17,6 +18,7 @@ from bot.presentation.discord_posts import (
 __all__ = [
     "ARCHIVE_LINK_TITLE",
     "Rendered",
+    "button_label",
     "dm_buttons",
     "marker",
     "marker_ids",

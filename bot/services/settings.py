@@ -25,6 +25,7 @@ SETTING_KEYS = (
     "results_channel_id",
     "missing_move",
     "locked_blocks_retreat",
+    "duel_forum_id",
 )
 
 
@@ -36,6 +37,7 @@ def settings_defaults(defaults: DuelSettings) -> dict[str, Any]:
         "results_channel_id": None,
         "missing_move": defaults.missing_move,
         "locked_blocks_retreat": defaults.locked_blocks_retreat,
+        "duel_forum_id": None,
     }
 
 
@@ -48,6 +50,7 @@ def settings_view(row: GuildSettings) -> SettingsView:
         results_channel_id=row.results_channel_id,
         missing_move=row.missing_move,
         locked_blocks_retreat=row.locked_blocks_retreat,
+        duel_forum_id=row.duel_forum_id,
     )
 
 
@@ -125,6 +128,13 @@ class SettingsService:
         self, guild_id: int, actor_id: int, enabled: bool
     ) -> SettingsView:
         return await self._set(guild_id, actor_id, "locked_blocks_retreat", bool(enabled))
+
+    async def set_duel_forum(
+        self, guild_id: int, actor_id: int, channel_id: int | None
+    ) -> SettingsView:
+        """The forum in which /duel start opens a post per duel (None: no forum). The
+        Discord layer checks the channel (a forum, the bot's permissions there) first."""
+        return await self._set(guild_id, actor_id, "duel_forum_id", channel_id)
 
     async def _set(self, guild_id: int, actor_id: int, key: str, value: Any) -> SettingsView:
         if key not in SETTING_KEYS:
