@@ -535,7 +535,7 @@ def _with_services(args: argparse.Namespace, use: Callable[[Services], Awaitable
     from bot.config import ConfigError, load_settings
     from bot.db.engine import DatabaseUnavailable, make_database
     from bot.services import Services
-    from bot.services.errors import DomainError
+    from bot.services.errors import DomainError, Unavailable
 
     async def run() -> T:
         settings = load_settings(args.config)
@@ -549,6 +549,8 @@ def _with_services(args: argparse.Namespace, use: Callable[[Services], Awaitable
         return asyncio.run(run())
     except (ConfigError, DatabaseUnavailable) as exc:
         raise InputError(str(exc)) from None
+    except Unavailable as exc:
+        raise InputError(exc.detail) from None
     except DomainError as exc:
         raise InputError(exc.message) from None
 
@@ -727,6 +729,11 @@ async def _await(awaitable: Awaitable[Any]) -> Any:
 def cmd_run(args: argparse.Namespace) -> int:
     run_bot = _lazy("bot.__main__", "run_bot", "run")
     return _finish(run_bot(args.config))
+
+
+def cmd_sync_commands(args: argparse.Namespace) -> int:
+    sync = _lazy("bot.sync_commands", "main", "sync-commands")
+    return _finish(sync(args.config))
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
@@ -919,6 +926,18 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the Discord bot")
     run.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
     run.set_defaults(func=cmd_run)
+
+    sync = sub.add_parser(
+        "sync-commands",
+        help="register the slash commands with Discord once, then exit",
+        description="Register the slash commands with Discord once (globally, or to\n"
+        "[discord] sync_guild_ids) and exit: for a bot run as several processes, run it\n"
+        "once per release and set [discord] sync_commands = false on every process (or let\n"
+        "only the process that holds shard 0 sync at start). Needs DISCORD_TOKEN.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sync.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
+    sync.set_defaults(func=cmd_sync_commands)
 
     sandbox = sub.add_parser(
         "sandbox",

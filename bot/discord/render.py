@@ -164,6 +164,13 @@ def settings_embed(settings: SettingsView) -> discord.Embed:
     embed.add_field(
         name="Locked blocks retreat", value="yes" if settings.locked_blocks_retreat else "no"
     )
+    embed.add_field(
+        name="Duel forum",
+        value=f"<#{settings.duel_forum_id}>: each new duel gets its own post there"
+        if settings.duel_forum_id is not None
+        else "none: a duel stays in the channel where it is started",
+        inline=False,
+    )
     embed.set_footer(text=LATER_DUELS_ONLY)
     return embed
 

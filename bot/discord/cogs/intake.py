@@ -26,7 +26,6 @@ from bot.discord.render import (
 )
 from bot.rules import registry
 from bot.rules.base import MoveSpec, get_ruleset
-from bot.services.errors import AmbiguousDuel
 from bot.services.scope import DuelScope
 
 log = logging.getLogger(__name__)
@@ -133,8 +132,6 @@ class Intake(commands.Cog):
             receipt = await services_of(self.bot).duels.submit_move(
                 user_id=user_id, move=move, via="dm_text", duel_id=duel_id
             )
-        except AmbiguousDuel as exc:
-            return exc.message
         except Exception as exc:
             message = user_message(exc)
             if message is None:
