@@ -535,7 +535,7 @@ def _with_services(args: argparse.Namespace, use: Callable[[Services], Awaitable
     from bot.config import ConfigError, load_settings
     from bot.db.engine import DatabaseUnavailable, make_database
     from bot.services import Services
-    from bot.services.errors import DomainError
+    from bot.services.errors import DomainError, Unavailable
 
     async def run() -> T:
         settings = load_settings(args.config)
@@ -549,6 +549,8 @@ def _with_services(args: argparse.Namespace, use: Callable[[Services], Awaitable
         return asyncio.run(run())
     except (ConfigError, DatabaseUnavailable) as exc:
         raise InputError(str(exc)) from None
+    except Unavailable as exc:
+        raise InputError(exc.detail) from None
     except DomainError as exc:
         raise InputError(exc.message) from None
 

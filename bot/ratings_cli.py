@@ -13,6 +13,7 @@ import asyncio
 import sys
 
 from bot.db.engine import DatabaseUnavailable
+from bot.services.errors import Unavailable
 from bot.services.ladder_views import RebuildReport
 
 SNOWFLAKE_MAX = 2**63 - 1
@@ -32,9 +33,10 @@ def rebuild(args: argparse.Namespace) -> int:
     except Exception as exc:  # configuration or database: say what, exit 2
         from bot.config import ConfigError
 
-        if not isinstance(exc, ConfigError | DatabaseUnavailable | OSError):
+        if not isinstance(exc, ConfigError | DatabaseUnavailable | Unavailable | OSError):
             raise
-        print(f"duelbot ratings rebuild: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        said = exc.detail if isinstance(exc, Unavailable) else str(exc)
+        print(f"duelbot ratings rebuild: error: {' '.join(said.split())}", file=sys.stderr)
         return 2
     for line in summary(reports, check=bool(args.check)):
         print(line)

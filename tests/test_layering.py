@@ -36,6 +36,9 @@ RULES_FORBIDDEN = (
     "bot.discord",
 )
 SERVICES_FORBIDDEN = ("discord", "bot.discord")
+# The Discord layer talks to the services only: their views and their errors (a database
+# that cannot be reached is services.errors.Unavailable), never the db layer.
+DISCORD_FORBIDDEN = ("bot.db", "sqlalchemy")
 DB_FORBIDDEN = ("discord", "bot.discord", "bot.services")
 REPORT_FORBIDDEN = ("discord", "bot.discord", "bot.db", "bot.services", "sqlalchemy")
 # The archive pages (issue 15) are presentation, like report.py: no Discord, no database, no
@@ -104,6 +107,11 @@ def test_the_rules_engine_is_pure() -> None:
 
 def test_services_never_import_discord() -> None:
     assert violations("services", SERVICES_FORBIDDEN) == []
+
+
+def test_the_discord_layer_never_imports_the_db_layer() -> None:
+    assert list((BOT / "discord").rglob("*.py")), "bot/discord has no modules?"
+    assert violations("discord", DISCORD_FORBIDDEN) == []
 
 
 def test_db_never_imports_discord_or_services() -> None:

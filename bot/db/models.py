@@ -88,6 +88,8 @@ class GuildSettings(Base):
     results_channel_id: Mapped[int | None] = mapped_column(BigInteger)
     missing_move: Mapped[str] = mapped_column(String(16))
     locked_blocks_retreat: Mapped[bool] = mapped_column(Boolean)
+    # The forum channel in which /duel start opens a post per duel (issue 13); None: none.
+    duel_forum_id: Mapped[int | None] = mapped_column(BigInteger)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

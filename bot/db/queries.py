@@ -149,3 +149,76 @@ async def profile(session: AsyncSession, guild_id: int, user_id: int) -> Duellis
         DuellistProfile.guild_id == guild_id, DuellistProfile.user_id == user_id
     )
     return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def newest_duels(
+    session: AsyncSession,
+    *,
+    guild_id: int | None,
+    duellist_id: int | None,
+    include_ended: bool,
+    limit: int,
+) -> list[Duel]:
+    """The newest duels of a server and/or of one duellist (live ones only, unless
+    ``include_ended``)."""
+    stmt = select(Duel)
+    if guild_id is not None:
+        stmt = stmt.where(Duel.guild_id == guild_id)
+    if duellist_id is not None:
+        stmt = stmt.where(or_(Duel.a_user_id == duellist_id, Duel.b_user_id == duellist_id))
+    if not include_ended:
+        stmt = stmt.where(Duel.status == "live")
+    stmt = stmt.order_by(Duel.id.desc()).limit(limit)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def open_rounds_by_duel(session: AsyncSession, duel_ids: Sequence[int]) -> dict[int, Round]:
+    """The open round of each of these duels that has one, by duel id."""
+    if not duel_ids:
+        return {}
+    stmt = select(Round).where(Round.duel_id.in_(duel_ids), Round.status == "open")
+    return {r.duel_id: r for r in (await session.execute(stmt)).scalars()}
+
+
+async def rounds_of(session: AsyncSession, duel_id: int) -> list[Round]:
+    """Every round of the duel, by number."""
+    stmt = select(Round).where(Round.duel_id == duel_id).order_by(Round.number)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def round_numbered(session: AsyncSession, duel_id: int, number: int) -> Round | None:
+    stmt = select(Round).where(Round.duel_id == duel_id, Round.number == number)
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def rounds_before(session: AsyncSession, duel_id: int, number: int) -> list[Round]:
+    """The duel's rounds before round ``number``, the latest first."""
+    stmt = (
+        select(Round)
+        .where(Round.duel_id == duel_id, Round.number < number)
+        .order_by(Round.number.desc())
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def last_resolved_round_for_update(session: AsyncSession, duel_id: int) -> Round | None:
+    """The duel's latest closed or cancelled round, row-locked (what an undo decides on)."""
+    stmt = (
+        select(Round)
+        .where(Round.duel_id == duel_id, Round.status.in_(("closed", "cancelled")))
+        .order_by(Round.number.desc())
+        .limit(1)
+        .with_for_update()
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def profile_for_update(
+    session: AsyncSession, guild_id: int, user_id: int
+) -> DuellistProfile | None:
+    stmt = (
+        select(DuellistProfile)
+        .where(DuellistProfile.guild_id == guild_id, DuellistProfile.user_id == user_id)
+        .with_for_update()
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()

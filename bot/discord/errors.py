@@ -1,5 +1,8 @@
 """The central error handler: every refusal and failure answers the user ephemerally.
-Loaded as an extension (bot/discord/client.py COGS), which installs it on the bot's tree."""
+Loaded as an extension (bot/discord/client.py COGS), which installs it on the bot's tree.
+
+Service errors carry structured fields and no command syntax; ``render_domain_error`` adds
+what the user can do next in Discord's words (slash commands, the DM syntax)."""
 
 from __future__ import annotations
 
@@ -9,11 +12,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.db.engine import DatabaseUnavailable
 from bot.discord.checks import CheckCrashed, Refused
 from bot.discord.client import DuelBot
 from bot.rules.errors import RulesError
-from bot.services.errors import DomainError
+from bot.services.errors import DomainError, NextStep, Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -24,16 +26,45 @@ UNAVAILABLE = (
 UNEXPECTED = "Something went wrong on duelbot's side; the error was logged. Please try again."
 
 
+# What the user can do next, in Discord's words; the fields come from the error.
+NEXT_STEP_HINTS: dict[NextStep, str] = {
+    NextStep.CLOSE_ROUND: "`/round close duel:{duel_id}` closes it.",
+    NextStep.LIST_DUELS: "`/duel list` shows this server's duels.",
+    NextStep.LIST_OWN_ROUNDS: "Send `duels` here to see your open rounds.",
+    NextStep.SET_SHEET: (
+        "A commander sets it with `/sheet set member:<member> ruleset:{ruleset} fields:...`."
+    ),
+    NextStep.SET_STATS: (
+        "A commander sets them with `/stats set member:<member> str:<number> agi:<number>`."
+    ),
+    NextStep.USE_SHEET: "Use `/sheet`.",
+    NextStep.NAME_THE_DUEL: "Put the duel number first, for example `#{duel_id} evade`.",
+    NextStep.ODDS_OFFLINE: (
+        "`duelbot odds --ruleset {ruleset} --help` computes the odds of chosen moves exactly."
+    ),
+}
+
+
+def render_domain_error(error: DomainError) -> str:
+    """A service error as the member reads it: its message, then the Discord hint."""
+    if isinstance(error, Unavailable):
+        return UNAVAILABLE
+    if error.next_step is None:
+        return error.message
+    hint = NEXT_STEP_HINTS[error.next_step].format(duel_id=error.duel_id, ruleset=error.ruleset)
+    return f"{error.message} {hint}"
+
+
 def user_message(error: BaseException) -> str | None:
     """The text to show for an expected error, or None for a bug."""
     if isinstance(
         error, (app_commands.CommandInvokeError, commands.CommandInvokeError, CheckCrashed)
     ):
         error = error.original
-    if isinstance(error, (DomainError, Refused, RulesError)):
+    if isinstance(error, DomainError):
+        return render_domain_error(error)
+    if isinstance(error, (Refused, RulesError)):
         return error.message
-    if isinstance(error, DatabaseUnavailable):
-        return UNAVAILABLE
     if isinstance(error, app_commands.NoPrivateMessage):
         return "This command works in a server, not in direct messages."
     if isinstance(error, app_commands.CommandOnCooldown):

@@ -11,6 +11,7 @@ import discord
 from bot.discord import flood
 from bot.discord.client import DuelBot, services_of
 from bot.discord.errors import reply_ephemeral, user_message
+from bot.discord.posts import button_label
 from bot.discord.render import receipt_text
 
 # Move ids: rule 2.14's words, and multi-step ids such as FoEQ's
@@ -26,7 +27,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
     def __init__(self, duel_id: int, round_no: int, move: str, label: str | None = None) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label or move.replace("_", " ").title(),
+                label=button_label(label or move.replace("_", " ").title()),
                 style=discord.ButtonStyle.primary,
                 custom_id=f"duelbot:move:{duel_id}:{round_no}:{move}",
             )

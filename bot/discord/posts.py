@@ -536,6 +536,7 @@ def _deadline_text(deadline: datetime | None) -> str:
 
 
 MAX_BUTTONS = 25
+LABEL_MAX = 80  # characters of a button label
 
 
 def _how_to_move(moves: tuple[MoveChoice, ...]) -> str:
@@ -702,7 +703,15 @@ def render_post(
 def dm_buttons(moves: Sequence[MoveChoice]) -> list[tuple[str, str]]:
     """The move buttons of a DM prompt or reminder: the legal moves the service listed. Too
     many for buttons: none; the prompt explains the text form."""
-    return [(m.id, m.label) for m in moves] if len(moves) <= MAX_BUTTONS else []
+    if len(moves) > MAX_BUTTONS:
+        return []
+    return [(m.id, button_label(m.label)) for m in moves]
+
+
+def button_label(label: str) -> str:
+    """A button label Discord accepts: one line, 1 to 80 characters (a long FoEQ reroll
+    label is cut with an ellipsis)."""
+    return plain(label, LABEL_MAX)
 
 
 def thread_name(message: DuelStart) -> str:

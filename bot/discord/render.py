@@ -6,11 +6,12 @@ only who has moved.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import discord
 
-from bot.discord.posts import escape_links, fighter_text, rules_text
+from bot.discord.posts import ELLIPSIS, escape_links, fighter_text, rules_text, truncate
 from bot.report import move_label, outcome_text
 from bot.rules import registry
 from bot.rules.base import Ruleset
@@ -19,6 +20,7 @@ from bot.services.views import (
     DuelHistory,
     DuelOdds,
     DuelView,
+    OpenDuelForUser,
     ProfileView,
     RoundStatus,
     SettingsView,
@@ -26,6 +28,58 @@ from bot.services.views import (
 )
 
 COLOUR = discord.Colour.dark_red()
+REPLY_MAX = 1900  # characters of a text reply (Discord allows 2,000; room for a notice)
+LINE_MAX = 400  # one line of a listing; a longer one is cut
+
+
+def earlier_note(count: int, *, at_least: bool = False) -> str:
+    """Said where a listing leaves out its oldest entries."""
+    more = f"{count} or more" if at_least else str(count)
+    return f"{ELLIPSIS} {more} earlier: /duel export"
+
+
+def more_note(count: int, *, at_least: bool = False) -> str:
+    return f"{ELLIPSIS} and {count}{'+' if at_least else ''} more"
+
+
+def fit_lines(
+    head: list[str],
+    lines: list[str],
+    *,
+    keep: str,
+    note: Callable[..., str],
+    tail: list[str] | None = None,
+    hidden: int = 0,
+    limit: int = REPLY_MAX,
+) -> str:
+    """``head``, as many of ``lines`` as fit and ``tail``, within ``limit`` characters.
+
+    ``keep="last"`` keeps the last lines (a history oldest first: the newest stay) and puts
+    ``note(left_out)`` before them; ``keep="first"`` keeps the first ones and puts the note
+    after them. ``hidden``: entries left out before (the count becomes "N or more").
+    Nothing is ever cut in the middle of a line except a single overlong line."""
+    head = [truncate(line, LINE_MAX) for line in head]
+    tail = [truncate(line, limit // 2) for line in tail or []]
+    body = [truncate(line, LINE_MAX) for line in lines]
+    fixed = sum(len(line) + 1 for line in head + tail)
+
+    def noted(left_out: int) -> str:
+        return note(left_out + hidden, at_least=True) if hidden else note(left_out)
+
+    def size(kept: list[str], left_out: int) -> int:
+        notes = len(noted(left_out)) + 1 if left_out or hidden else 0
+        return fixed + sum(len(line) + 1 for line in kept) + notes
+
+    ordered = body if keep == "first" else body[::-1]
+    kept: list[str] = []
+    for line in ordered:
+        if size([*kept, line], len(body) - len(kept) - 1) > limit:
+            break
+        kept.append(line)
+    left_out = len(body) - len(kept)
+    notes = [noted(left_out)] if left_out or hidden else []
+    middle = kept + notes if keep == "first" else notes + kept[::-1]
+    return "\n".join(head + middle + tail)[:limit]
 
 
 def safe(text: str, limit: int = 100) -> str:
@@ -180,7 +234,10 @@ def round_status_text(status: RoundStatus) -> str:
     return "\n".join(lines)
 
 
-def duel_list_text(duels: list[DuelView]) -> str:
+def duel_list_text(duels: list[DuelView], *, complete: bool = True) -> str:
+    """The duels, newest first (as the service lists them); when they do not fit, the oldest
+    are left out and counted ("N earlier: /duel export"). ``complete=False``: the service had
+    more than it returned, so the count is a lower bound."""
     if not duels:
         return "No live duels in this server. A commander starts one with `/duel start`."
     lines = []
@@ -191,14 +248,15 @@ def duel_list_text(duels: list[DuelView]) -> str:
         lines.append(
             f"**#{d.id}** {safe(d.a.name)} vs {safe(d.b.name)}: {duel_state_text(d)}{extra}"
         )
-    return "\n".join(lines)[:1900]
+    return fit_lines([], lines, keep="first", note=earlier_note, hidden=0 if complete else 1)
 
 
 def history_text(history: DuelHistory) -> str:
     duel = history.duel
-    lines = [f"**{duel_title(duel)}**: {duel_state_text(duel)}"]
+    head = [f"**{duel_title(duel)}**: {duel_state_text(duel)}"]
     if not history.rounds:
-        lines.append("No rounds yet.")
+        head.append("No rounds yet.")
+    lines: list[str] = []
     for r in history.rounds:
         if r.status == "open":
             lines.append(f"Round {r.number}: open, deadline {deadline_text(r.deadline)}")
@@ -211,9 +269,7 @@ def history_text(history: DuelHistory) -> str:
                 s: move_label(duel.ruleset, choices.get(s)) for s in ("a", "b")
             }
             moves = " vs ".join(str(labels.get(s, "no move")) for s in ("a", "b"))
-            text = outcome_text(
-                r.outcome or "", safe(duel.a.name), safe(duel.b.name), duel.ruleset
-            )
+            text = outcome_text(r.outcome or "", safe(duel.a.name), safe(duel.b.name), duel.ruleset)
             undone = ""
             if r.status == "undone":
                 by = f" by <@{r.undone_by}>" if r.undone_by is not None else ""
@@ -222,7 +278,22 @@ def history_text(history: DuelHistory) -> str:
             follows = result.get("follows_undo_of")
             after = f" [after the undo of round {follows}]" if follows is not None else ""
             lines.append(f"Round {r.number}{undone}{after}: {moves}: {text}")
-    return "\n".join(lines)[:1900]
+    # Oldest first; when the rounds do not fit, the newest stay and the oldest are counted.
+    return fit_lines(head, lines, keep="last", note=earlier_note)
+
+
+def open_rounds_text(rounds: Sequence[OpenDuelForUser]) -> str:
+    """A duellist's open rounds (the DM "status" answer), capped to fit one message:
+    past that, "... and N more"."""
+    lines = [
+        f"- duel #{r.duel_id} vs {safe(r.opponent_name)}, round {r.round_no}, "
+        f"deadline {deadline_text(r.deadline)}"
+        for r in rounds
+    ]
+    tail = f"Send your move, or `#{rounds[0].duel_id} <move>` to name the duel. {moves_help()}"
+    return fit_lines(
+        [f"Your open rounds ({len(rounds)}):"], lines, keep="first", note=more_note, tail=[tail]
+    )
 
 
 def short_outcome(outcome: str, a_name: str, b_name: str) -> str:

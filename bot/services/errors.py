@@ -1,14 +1,50 @@
-"""Typed service errors. ``message`` is shown to the user as it is: keep it specific."""
+"""Typed service errors with structured fields (after Red-DiscordBot's errors).
+
+``message`` is plain text about the duel and fit to show a user as it is: it names no command
+of any front end. What the user can do next is ``next_step`` (a ``NextStep``) with the fields
+it needs (``duel_id``, ``ruleset``...): the front end that shows the error words it in its own
+syntax (bot/discord/errors.py adds slash-command hints; the command line shows the message).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+
+class NextStep(StrEnum):
+    """What a user can do about an error; each front end says how in its own words."""
+
+    CLOSE_ROUND = "close_round"  # close the open round of duel_id
+    LIST_DUELS = "list_duels"  # list this server's duels
+    LIST_OWN_ROUNDS = "list_own_rounds"  # (in a DM) list the sender's open rounds
+    SET_SHEET = "set_sheet"  # a commander sets the member's sheet of ``ruleset``
+    SET_STATS = "set_stats"  # a commander sets the member's stats (the column-stored sheet)
+    USE_SHEET = "use_sheet"  # use the sheet commands instead of the stats ones
+    NAME_THE_DUEL = "name_the_duel"  # put the duel's number (duel_id: the first) before the move
+    ODDS_OFFLINE = "odds_offline"  # compute the odds of chosen moves of ``ruleset`` offline
 
 
 class DomainError(Exception):
     """Root of every error a service raises on purpose."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        duel_id: int | None = None,
+        round_no: int | None = None,
+        ruleset: str | None = None,
+        allowed: Sequence[str] = (),
+        next_step: NextStep | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
+        self.duel_id = duel_id
+        self.round_no = round_no
+        self.ruleset = ruleset
+        self.allowed = tuple(allowed)
+        self.next_step = next_step
 
 
 class NotFound(DomainError):
@@ -39,16 +75,20 @@ class RoundNotOpen(StateConflict):
 class MoveAlreadyLocked(StateConflict):
     """Change of choice is off and the duellist already submitted a move this round."""
 
-    def __init__(self, message: str, locked_move: str) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, locked_move: str, *, duel_id: int, round_no: int
+    ) -> None:
+        super().__init__(message, duel_id=duel_id, round_no=round_no)
         self.locked_move = locked_move
 
 
 class TooManyChanges(StateConflict):
     """Change of choice is on, but this side has changed its move as often as allowed."""
 
-    def __init__(self, message: str, changes: int, current_move: str) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, changes: int, current_move: str, *, duel_id: int, round_no: int
+    ) -> None:
+        super().__init__(message, duel_id=duel_id, round_no=round_no)
         self.changes = changes
         self.current_move = current_move
 
@@ -57,9 +97,14 @@ class AmbiguousDuel(DomainError):
     """A duellist in several open duels sent a move without saying which duel."""
 
     def __init__(self, message: str, duel_ids: tuple[int, ...]) -> None:
-        super().__init__(message)
+        super().__init__(message, duel_id=duel_ids[0], next_step=NextStep.NAME_THE_DUEL)
         self.duel_ids = duel_ids
 
 
 class Unavailable(DomainError):
-    """The database could not be reached; nothing was written. Try again."""
+    """The database could not be reached; nothing was written. Try again. ``detail``: what
+    the database driver said (for logs and the command line, not for members)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("The duel database is unavailable right now, so nothing was recorded.")
+        self.detail = detail

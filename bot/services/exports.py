@@ -20,8 +20,9 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, Round, Submission, fits_id
 from bot.rules.base import Ruleset
-from bot.services.duels import ADJUDICATION_OPTIONS, _ruleset, duel_view
+from bot.services.duel_support import ADJUDICATION_OPTIONS, duel_view, ruleset_of
 from bot.services.scope import DuelScope
+from bot.services.unit import transaction
 from bot.services.views import DuelHistory, RoundRecord
 
 #: What a round's ``withheld`` list names (docs/export-format.md).
@@ -48,7 +49,7 @@ class ExportService:
         """The duel's history for an export: this server's duel (``guild_id``; None, the
         command line: any duel), every round with what may be published of it."""
         scope = DuelScope(guild_id=guild_id)
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             if not fits_id(duel_id):
                 raise scope.not_found(duel_id)
             duel = await queries.duel(session, duel_id)
@@ -58,14 +59,14 @@ class ExportService:
 
     async def guild_ids(self) -> list[int]:
         """The servers that have duels (`duelbot archive` without --guild)."""
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             stmt = select(Duel.guild_id).distinct().order_by(Duel.guild_id)
             return [int(g) for g in (await session.execute(stmt)).scalars()]
 
     async def guild_exports(self, guild_id: int) -> list[DuelHistory]:
         """Every duel of ``guild_id`` (live and ended, oldest first) as ``duel_export`` gives
         it, in one transaction (the archive site, issue 15)."""
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             stmt = select(Duel).where(Duel.guild_id == guild_id).order_by(Duel.id)
             return await self._histories(session, list((await session.execute(stmt)).scalars()))
 
@@ -79,7 +80,7 @@ class ExportService:
         chosen = await self._choices(session, [r.id for rs in rounds.values() for r in rs])
         histories = []
         for duel in duels:
-            rules = _ruleset(duel.ruleset)
+            rules = ruleset_of(duel.ruleset)
             revealed = duel.status == "ended"
             records = [
                 self._record(rules, dict(duel.options or {}), r, chosen.get(r.id, {}), revealed)

@@ -19,6 +19,7 @@ from bot.db import queries
 from bot.db.engine import Database, OutboxListener
 from bot.db.models import ChannelWebhook, OutboxPost, utcnow
 from bot.services.messages import DirectMessage, DmClosed, MessageFormatError, parse_message
+from bot.services.unit import transaction
 from bot.services.views import OutboxItem, WebhookView
 
 MAX_ATTEMPTS = 12
@@ -87,7 +88,7 @@ class OutboxService:
         attempts count stays, so the poster looks for an earlier post before posting."""
         now = utcnow()
         released = 0
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             stmt = (
                 select(OutboxPost)
                 .where(
@@ -112,7 +113,7 @@ class OutboxService:
             _LIVE_WORKERS.add(worker_id)
             await self.release_dead_claims()
         now = utcnow()
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             stmt = (
                 select(OutboxPost)
                 .where(
@@ -133,7 +134,7 @@ class OutboxService:
             return [_item(r) for r in rows]
 
     async def mark_posted(self, post_id: int, message_id: int | None) -> None:
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await session.get(OutboxPost, post_id, with_for_update=True)
             if row is None or row.status == "posted":
                 return
@@ -146,7 +147,7 @@ class OutboxService:
 
     async def mark_failed(self, post_id: int, error: str, *, permanent: bool = False) -> bool:
         """Records a failed attempt. True when the post will be retried."""
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await session.get(OutboxPost, post_id, with_for_update=True)
             if row is None or row.status != "pending":
                 return False
@@ -162,7 +163,7 @@ class OutboxService:
     async def mark_dm_closed(self, post_id: int) -> None:
         """A DM failed with 50007: give up on it, record it, and tell the duel's channel
         (naming the duellist and /move, nothing else)."""
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await session.get(OutboxPost, post_id, with_for_update=True)
             if row is None or row.status != "pending":
                 return
@@ -208,14 +209,14 @@ class OutboxService:
             )
 
     async def pending_count(self) -> int:
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             stmt = select(OutboxPost.id).where(OutboxPost.status == "pending")
             return len(list((await session.execute(stmt)).scalars()))
 
     # -- webhooks: one per channel, reused ----------------------------------------------
 
     async def get_webhook(self, channel_id: int) -> WebhookView | None:
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await session.get(ChannelWebhook, channel_id)
             return (
                 None
@@ -224,7 +225,7 @@ class OutboxService:
             )
 
     async def save_webhook(self, channel_id: int, webhook_id: int, token: str) -> None:
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await session.get(ChannelWebhook, channel_id, with_for_update=True)
             if row is None:
                 session.add(
@@ -239,7 +240,7 @@ class OutboxService:
                 row.webhook_id, row.webhook_token = webhook_id, token
 
     async def forget_webhook(self, channel_id: int) -> None:
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await session.get(ChannelWebhook, channel_id, with_for_update=True)
             if row is not None:
                 await session.delete(row)

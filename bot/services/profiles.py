@@ -18,7 +18,8 @@ from bot.db.models import DuellistProfile
 from bot.rules import registry
 from bot.rules.base import Ruleset, get_ruleset
 from bot.rules.errors import RulesError
-from bot.services.errors import ConflictOfInterest, InvalidInput, NotFound
+from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
+from bot.services.unit import transaction
 from bot.services.views import MemberRef, ProfileView
 
 
@@ -35,7 +36,9 @@ def stats_ruleset() -> Ruleset:
     for rules in registry.all_rulesets():
         if rules.sheet_columns:
             return rules
-    raise InvalidInput("No duel system keeps its sheet in the stats columns; use `/sheet`.")
+    raise InvalidInput(
+        "No duel system keeps its sheet in the stats columns.", next_step=NextStep.USE_SHEET
+    )
 
 
 def profile_view(row: DuellistProfile) -> ProfileView:
@@ -80,10 +83,10 @@ class ProfileService:
 
     async def get_stats(self, guild_id: int, member: MemberRef) -> ProfileView:
         rules = stats_ruleset()
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await queries.profile(session, guild_id, member.user_id)
             if row is None or column_sheet(row, rules) is None:
-                raise NotFound(no_stats_message(member.name))
+                raise no_stats(member.name)
             return profile_view(row)
 
     async def set_sheet(
@@ -101,7 +104,7 @@ class ProfileService:
             rules = get_ruleset(ruleset_id)
         except RulesError as exc:
             raise InvalidInput(exc.message) from None
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await self._locked_row(session, guild_id, member.user_id)
             current = _stored_sheet(row, rules)
             try:
@@ -147,7 +150,7 @@ class ProfileService:
             rules = get_ruleset(ruleset_id)
         except RulesError as exc:
             raise InvalidInput(exc.message) from None
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await queries.profile(session, guild_id, member.user_id)
             sheet = _stored_sheet(row, rules)
             if not sheet:
@@ -217,10 +220,10 @@ def refuse_own_profile(actor_id: int, member: MemberRef, what: str) -> None:
         )
 
 
-def no_stats_message(name: str) -> str:
-    return (
-        f"{clean_name(name)} has no stats in this server yet: a commander sets them with "
-        "`/stats set member:<member> str:<number> agi:<number>`."
+def no_stats(name: str) -> NotFound:
+    """The refusal for a member without the column-stored sheet (a commander sets it)."""
+    return NotFound(
+        f"{clean_name(name)} has no stats in this server yet.", next_step=NextStep.SET_STATS
     )
 
 

@@ -43,6 +43,7 @@ from bot.services.ladder_views import (
     RebuildReport,
     RecordLine,
 )
+from bot.services.unit import transaction
 from bot.services.views import MemberRef
 
 # The hooks the duel services call (bot/services/duels.py: ``ratings.duel_ended(...)``).
@@ -101,7 +102,7 @@ class RatingService:
         one in. ``seen``: ``member.name`` is how the member is called now (they are in the
         server), kept as their last known name."""
         asked = None if ruleset is None else self._ruleset(ruleset)
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             if seen:
                 await session.execute(
                     update(LadderRating)
@@ -172,7 +173,7 @@ class RatingService:
             page = 1
         if page < 1:
             raise InvalidInput(f"Page {page} does not exist: pages are numbered from 1.")
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             total = await rq.rated_count(session, guild_id, rules.id)
             pages = max(1, math.ceil(total / PER_PAGE))
             if page > pages and clamp:
@@ -201,7 +202,7 @@ class RatingService:
         """A member's rating after each of their ended duels on one ladder, oldest first
         (for the archive's chart, ``bot.rating_chart.rating_chart_svg``)."""
         rules = self._ruleset(ruleset)
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             found = await rq.entries(session, guild_id, rules.id, user_ids=(user_id,))
             return [
                 RatingPoint(e.duel_id, e.ended_at, e.kind, e.rating, e.mu, e.sigma)
@@ -212,7 +213,7 @@ class RatingService:
         """Every ladder of the server, whole (best first, ties by user id) with each member's
         rating history: the archive's ladder page. One transaction."""
         sections = []
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             for _, ruleset in await rq.ladders(session, guild_id):
                 rules = rules_of(ruleset)
                 title = rules.title if rules is not None else ruleset
@@ -234,7 +235,7 @@ class RatingService:
 
     async def ladders(self, guild_id: int | None = None) -> list[tuple[int, str]]:
         """Every (server, ruleset) that has ended duels or stored ladder rows."""
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             return await rq.ladders(session, guild_id)
 
     async def rebuild(
@@ -242,7 +243,7 @@ class RatingService:
     ) -> RebuildReport:
         """Replay one ladder from its history and compare with what is stored; store the
         replay unless ``check_only``. Names are not compared (they are the last seen)."""
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             ladder, _ = await rq.lock_ladder(session, guild_id, ruleset)
             duels = await rq.ended_duels(session, guild_id, ruleset)
             book = Book()

@@ -17,8 +17,9 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, OutboxPost, Round, utcnow
 from bot.rules.base import get_ruleset
-from bot.services.duels import legal_moves
+from bot.services.duel_support import legal_moves
 from bot.services.messages import Reminder
+from bot.services.unit import transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +34,7 @@ class SchedulerService:
 
     async def due_closes(self, *, limit: int = 50) -> list[DueRound]:
         now = utcnow()
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             stmt = (
                 select(Round.duel_id, Round.number)
                 .where(Round.status == "open", Round.deadline.is_not(None), Round.deadline <= now)
@@ -43,7 +44,7 @@ class SchedulerService:
             return [DueRound(d, n) for d, n in await session.execute(stmt)]
 
     async def next_deadline_in(self) -> timedelta | None:
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             stmt = (
                 select(Round.deadline)
                 .where(Round.status == "open", Round.deadline.is_not(None))
@@ -61,7 +62,7 @@ class SchedulerService:
         now = utcnow()
         widest = max(offsets)
         queued = 0
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             stmt = (
                 select(Round, Duel)
                 .join(Duel, Duel.id == Round.duel_id)

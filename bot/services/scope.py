@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.db.models import Duel
-from bot.services.errors import NotFound
+from bot.db.models import ID_MAX, ID_MIN, Duel
+from bot.services.errors import NextStep, NotFound
+
+# The numbers a duel can have (what a front end lets its users type); any other number is
+# answered as an unknown duel.
+DUEL_NUMBER_MIN = ID_MIN
+DUEL_NUMBER_MAX = ID_MAX
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,18 +54,19 @@ class DuelScope:
         if self.duellist_id is not None:
             where = " in this server" if self.guild_id is not None else ""
             return NotFound(
-                f"You have no duel #{shown}{where}: you can only name a duel you fight in. "
-                + (
-                    "`/duel list` shows this server's duels."
-                    if self.guild_id is not None
-                    else "Send `duels` here to see your open rounds."
-                )
+                f"You have no duel #{shown}{where}: you can only name a duel you fight in.",
+                duel_id=duel_id,
+                next_step=(
+                    NextStep.LIST_DUELS if self.guild_id is not None else NextStep.LIST_OWN_ROUNDS
+                ),
             )
         if self.guild_id is not None:
             return NotFound(
-                f"There is no duel #{shown} in this server. `/duel list` shows the duels."
+                f"There is no duel #{shown} in this server.",
+                duel_id=duel_id,
+                next_step=NextStep.LIST_DUELS,
             )
-        return NotFound(f"There is no duel #{shown}.")
+        return NotFound(f"There is no duel #{shown}.", duel_id=duel_id)
 
 
 def _shorten(number: int) -> str:

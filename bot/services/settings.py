@@ -11,6 +11,7 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import GuildSettings
 from bot.services.errors import InvalidInput
+from bot.services.unit import transaction
 from bot.services.views import SettingsView
 
 # What a duel does with a side that sent no move by the close; every ruleset's make_options
@@ -24,6 +25,7 @@ SETTING_KEYS = (
     "results_channel_id",
     "missing_move",
     "locked_blocks_retreat",
+    "duel_forum_id",
 )
 
 
@@ -35,6 +37,7 @@ def settings_defaults(defaults: DuelSettings) -> dict[str, Any]:
         "results_channel_id": None,
         "missing_move": defaults.missing_move,
         "locked_blocks_retreat": defaults.locked_blocks_retreat,
+        "duel_forum_id": None,
     }
 
 
@@ -47,6 +50,7 @@ def settings_view(row: GuildSettings) -> SettingsView:
         results_channel_id=row.results_channel_id,
         missing_move=row.missing_move,
         locked_blocks_retreat=row.locked_blocks_retreat,
+        duel_forum_id=row.duel_forum_id,
     )
 
 
@@ -84,7 +88,7 @@ class SettingsService:
         self._defaults = defaults or DuelSettings()
 
     async def get(self, guild_id: int) -> SettingsView:
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             return settings_view(await load_settings_row(session, guild_id, self._defaults))
 
     async def set_change_of_choice(
@@ -125,10 +129,17 @@ class SettingsService:
     ) -> SettingsView:
         return await self._set(guild_id, actor_id, "locked_blocks_retreat", bool(enabled))
 
+    async def set_duel_forum(
+        self, guild_id: int, actor_id: int, channel_id: int | None
+    ) -> SettingsView:
+        """The forum in which /duel start opens a post per duel (None: no forum). The
+        Discord layer checks the channel (a forum, the bot's permissions there) first."""
+        return await self._set(guild_id, actor_id, "duel_forum_id", channel_id)
+
     async def _set(self, guild_id: int, actor_id: int, key: str, value: Any) -> SettingsView:
         if key not in SETTING_KEYS:
             raise InvalidInput(f"Unknown setting {key!r}.")
-        async with self._db.transaction() as session:
+        async with transaction(self._db) as session:
             row = await load_settings_row(session, guild_id, self._defaults, lock=True)
             before = getattr(row, key)
             setattr(row, key, value)

@@ -27,6 +27,7 @@ class SettingsView:
     results_channel_id: int | None
     missing_move: str
     locked_blocks_retreat: bool
+    duel_forum_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

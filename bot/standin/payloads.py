@@ -86,6 +86,7 @@ def channel(fake: FakeDiscord, ch: FakeChannel) -> JSON:
             topic=ch.topic,
             default_auto_archive_duration=1440,
         )
+    data.update(fake.forums.fields(ch))  # forum channels and their posts (forum.py)
     return data
 
 

@@ -20,6 +20,7 @@ from typing import Any, Self
 
 from aiohttp import BodyPartReader, web
 
+from . import forum
 from . import payloads as P
 from .errors import ApiError, invalid_form
 from .gateway import GatewayServer, GatewaySession
@@ -197,6 +198,8 @@ class FakeDiscord:
         #: user id -> the JSON code a DM to them is refused with (403).
         self.blocked_dm_users: dict[int, int] = {}
         self.faults: list[Fault] = []
+        #: Forum channels' tags and flags, and posts' applied tags (forum.py).
+        self.forums = forum.ForumState()
         #: Opt-in enforcement of Discord's rate limits (see ratelimits.py); None: off.
         self.ratelimiter: RateLimiter | None = None
         if rate_limits is not None:
@@ -424,6 +427,20 @@ class FakeDiscord:
         self.channels[ch.id] = ch
         guild.channel_ids.append(ch.id)
         return ch
+
+    def add_forum_channel(
+        self,
+        guild_id: int,
+        name: str,
+        *,
+        tags: tuple[str, ...] | list[str] = (),
+        moderated: tuple[str, ...] | list[str] = (),
+        require_tag: bool = False,
+    ) -> FakeChannel:
+        """A forum channel (type 15) with these tags; see forum.py for its rules."""
+        return forum.add_forum_channel(
+            self, guild_id, name, tags=tags, moderated=moderated, require_tag=require_tag
+        )
 
     def add_thread(
         self, channel_id: int, name: str, *, private: bool = False, owner_id: int | None = None
@@ -1432,6 +1449,7 @@ class FakeDiscord:
         async def edit_channel(ctx: Ctx) -> Any:
             ch = self._channel(ctx.int_param("channel_id"))
             body = ctx.json
+            forum.edit_thread(self, ch, body)
             for key in ("name", "topic", "archived", "locked", "auto_archive_duration"):
                 if key in body:
                     setattr(ch, key, body[key])
@@ -1448,6 +1466,7 @@ class FakeDiscord:
         @r("POST", "/channels/{channel_id}/messages")
         async def post_message(ctx: Ctx) -> Any:
             ch = self._channel(ctx.int_param("channel_id"))
+            forum.refuse_message(ch)
             if ch.is_dm:
                 refusal = ch.recipient_ids and self.blocked_dm_users.get(ch.recipient_ids[0])
                 if refusal:
@@ -1514,6 +1533,8 @@ class FakeDiscord:
         async def create_thread(ctx: Ctx) -> Any:
             ch = self._channel(ctx.int_param("channel_id"))
             body = ctx.json
+            if ch.type in forum.THREAD_ONLY_TYPES:
+                return forum.start_post(self, ch, body, ctx.files)
             ttype = int(body.get("type") or CHANNEL_PRIVATE_THREAD)
             self._require_bot_perms(
                 ch.guild_id,
@@ -1607,6 +1628,7 @@ class FakeDiscord:
                 return P.message(self, msg)
             hook = self._webhook(ctx, ctx.params["token"])
             ch = self.channels[hook.channel_id]
+            forum.check_webhook_target(self, ch, ctx.query.get("thread_id"))
             if ctx.query.get("thread_id"):
                 ch = self._channel(int(ctx.query["thread_id"]))
             msg = self._bot_message(ch, body, ctx.files, webhook=hook)
@@ -1686,6 +1708,8 @@ class FakeDiscord:
             gid = self._guild(ctx.int_param("guild_id")).id
             self.guild_commands[gid] = self._upsert(self.guild_commands.get(gid, []), ctx.json, gid)
             return self.command(ctx.json["name"], gid)
+
+        forum.register_routes(self)
 
     # ------------------------------------------------------------------------------------
     # route helpers

@@ -11,6 +11,7 @@ from bot.standin import *  # noqa: F403
 from bot.standin import __all__ as __all__
 from bot.standin import (
     errors,
+    forum,
     gateway,
     interactions,
     models,
@@ -23,6 +24,7 @@ from bot.standin import (
 
 for _module in (
     errors,
+    forum,
     gateway,
     interactions,
     models,

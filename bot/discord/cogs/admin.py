@@ -10,7 +10,9 @@ from discord.ext import commands
 
 from bot.discord.checks import MANAGE_SERVER, admin_only, require_guild
 from bot.discord.client import DuelBot, services_of
+from bot.discord.forum import bot_member, forum_refusal
 from bot.discord.render import LATER_DUELS_ONLY, settings_embed
+from bot.services.errors import InvalidInput
 
 
 def role_manager(role: discord.Role) -> str | None:
@@ -140,6 +142,52 @@ class Admin(commands.Cog):
         )
         text = "a locked duellist's retreat fails" if enabled else "locked duellists may retreat"
         await interaction.followup.send(f"Now {text}.\n{LATER_DUELS_ONLY}", ephemeral=True)
+
+    @config.command(
+        name="duel-forum",
+        description="The forum channel where each new duel gets its own post",
+    )
+    @app_commands.describe(
+        channel="A forum channel; leave out to stop using a forum (duels stay where started)"
+    )
+    @admin_only()
+    async def duel_forum(
+        self,
+        interaction: discord.Interaction[DuelBot],
+        channel: app_commands.AppCommandChannel | app_commands.AppCommandThread | None = None,
+    ) -> None:
+        guild_id = await require_guild(interaction)
+        settings = services_of(self.bot).settings
+        if channel is None:
+            await settings.set_duel_forum(guild_id, interaction.user.id, None)
+            await interaction.followup.send(
+                "No duel forum: from now on a duel stays in the channel where `/duel start` "
+                "is run (duels already in the forum keep their posts).",
+                ephemeral=True,
+            )
+            return
+        target: object = channel
+        guild = interaction.guild
+        if guild is not None:
+            target = guild.get_channel_or_thread(channel.id) or channel
+        if isinstance(target, app_commands.AppCommandChannel | app_commands.AppCommandThread):
+            try:  # not in this process's cache: ask Discord
+                target = await channel.fetch()
+            except discord.HTTPException:
+                target = channel
+        me = await bot_member(guild, self.bot) if guild is not None else None
+        refusal = forum_refusal(target, me)
+        if refusal is not None:
+            raise InvalidInput(refusal)
+        await settings.set_duel_forum(guild_id, interaction.user.id, channel.id)
+        await interaction.followup.send(
+            f"Duel forum set to {channel.mention}: from now on `/duel start` in any channel "
+            "of this server opens a post for the duel there, and every post of that duel goes "
+            'to it. Tags named "open" and "ended" (if the forum has them) mark running and '
+            "finished duels. `/duel start` inside a thread or a forum post keeps the duel "
+            "there.",
+            ephemeral=True,
+        )
 
 
 async def setup(bot: DuelBot) -> None:

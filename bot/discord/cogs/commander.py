@@ -16,9 +16,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.archive import export_html
-from bot.db.models import ID_MAX, ID_MIN
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
+from bot.discord.forum import duel_home
 from bot.discord.render import (
     deadline_text,
     duel_embed,
@@ -34,8 +34,10 @@ from bot.rules import get_ruleset, ruleset_ids
 from bot.services.deadlines import parse_deadline
 from bot.services.errors import InvalidInput
 from bot.services.profiles import stats_ruleset
-from bot.services.scope import DuelScope
+from bot.services.scope import DUEL_NUMBER_MAX, DUEL_NUMBER_MIN, DuelScope
 from bot.services.views import MemberRef
+
+LIST_LIMIT = 50  # duels /duel list fetches (newest first); what does not fit is counted
 
 # `/stats set` sets the sheet the profile keeps in its columns (two whole numbers); its
 # range is the ruleset's own.
@@ -56,11 +58,11 @@ class DuelNumber(app_commands.Transformer[DuelBot]):
 
     @property
     def min_value(self) -> int:
-        return ID_MIN
+        return DUEL_NUMBER_MIN
 
     @property
     def max_value(self) -> int:
-        return ID_MAX
+        return DUEL_NUMBER_MAX
 
     async def transform(self, interaction: discord.Interaction[DuelBot], value: Any) -> int:
         return int(value)
@@ -248,9 +250,19 @@ class Commander(commands.Cog):
         params: app_commands.Range[str, 1, 500] | None = None,
     ) -> None:
         guild_id = await require_guild(interaction)
-        view = await services_of(self.bot).duels.start_duel(
+        services = services_of(self.bot)
+        # A thread keeps the duel; else the server's duel forum, if any (bot/discord/forum.py).
+        home = duel_home(
+            interaction.channel,
+            interaction.channel_id or 0,
+            interaction.guild,
+            await services.settings.get(guild_id),
+            thread_per_duel=self.bot.settings.duels.thread_per_duel,
+        )
+        view = await services.duels.start_duel(
             guild_id=guild_id,
-            channel_id=interaction.channel_id or 0,
+            channel_id=home.channel_id,
+            thread_id=home.thread_id,
             actor_id=interaction.user.id,
             a=duellist_ref(a),
             b=duellist_ref(b),
@@ -259,7 +271,7 @@ class Commander(commands.Cog):
         )
         await interaction.followup.send(
             f"Duel #{view.id} started: {safe(view.a.name)} vs {safe(view.b.name)}. "
-            f"Open the first round with `/round open duel:{view.id}`.",
+            f"Open the first round with `/round open duel:{view.id}`.{home.note}",
             ephemeral=True,
         )
 
@@ -305,10 +317,12 @@ class Commander(commands.Cog):
         self, interaction: discord.Interaction[DuelBot], include_ended: bool = False
     ) -> None:
         await answer_privately(interaction)
+        # One more than is listed: whether older duels exist beyond those fetched.
         duels = await services_of(self.bot).duels.list_duels(
-            await require_guild(interaction), include_ended=include_ended
+            await require_guild(interaction), include_ended=include_ended, limit=LIST_LIMIT + 1
         )
-        await interaction.followup.send(duel_list_text(duels), ephemeral=True)
+        text = duel_list_text(duels[:LIST_LIMIT], complete=len(duels) <= LIST_LIMIT)
+        await interaction.followup.send(text, ephemeral=True)
 
     @duel.command(name="status", description="Show a duel's state")
     @app_commands.describe(duel="Duel number")

@@ -19,10 +19,13 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.intake_buttons import MoveButton
-from bot.discord.render import deadline_text, moves_help, receipt_text, safe
+from bot.discord.render import (
+    moves_help,
+    open_rounds_text,
+    receipt_text,
+)
 from bot.rules import registry
 from bot.rules.base import MoveSpec, get_ruleset
-from bot.services.errors import AmbiguousDuel
 from bot.services.scope import DuelScope
 
 log = logging.getLogger(__name__)
@@ -129,8 +132,6 @@ class Intake(commands.Cog):
             receipt = await services_of(self.bot).duels.submit_move(
                 user_id=user_id, move=move, via="dm_text", duel_id=duel_id
             )
-        except AmbiguousDuel as exc:
-            return exc.message
         except Exception as exc:
             message = user_message(exc)
             if message is None:
@@ -143,16 +144,7 @@ class Intake(commands.Cog):
         rounds = await services_of(self.bot).duels.open_rounds_for_user(user_id)
         if not rounds:
             return self._help("You have no open round right now.")
-        lines = ["Your open rounds:"]
-        for r in rounds:
-            lines.append(
-                f"- duel #{r.duel_id} vs {safe(r.opponent_name)}, round {r.round_no}, "
-                f"deadline {deadline_text(r.deadline)}"
-            )
-        lines.append(
-            f"Send your move, or `#{rounds[0].duel_id} <move>` to name the duel. {moves_help()}"
-        )
-        return "\n".join(lines)
+        return open_rounds_text(rounds)
 
     @staticmethod
     def _help(first: str) -> str:

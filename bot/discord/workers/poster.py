@@ -38,6 +38,7 @@ from bot.discord import pacing
 from bot.discord.client import ALLOWED_MENTIONS, DuelBot
 from bot.discord.intake_buttons import MoveButton
 from bot.discord.posts import dm_buttons, marker_ids, render_message, thread_name
+from bot.discord.workers.forum_posts import ForumPosts
 from bot.discord.workers.loops import guarded, sleep_until_woken
 from bot.discord.workers.webhooks import (
     UNKNOWN_WEBHOOK,
@@ -106,6 +107,7 @@ class Poster(commands.Cog):
         self.settings = bot.settings
         self.worker_id = f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
         self.webhooks = ChannelWebhooks(bot, bot.services)
+        self.forum_posts = ForumPosts(bot)
         self._task: asyncio.Task[None] | None = None
         self._names: dict[tuple[int, int], tuple[float, str, str | None]] = {}
         self._dm_channels: OrderedDict[int, int] = OrderedDict()
@@ -319,6 +321,14 @@ class Poster(commands.Cog):
 
     async def _post_channel(self, post: OutboxItem) -> int:
         channel = await self._channel(post.target_id)
+        if isinstance(channel, discord.ForumChannel):
+            # A duel in the duel forum: its card makes its post, the rest go to that post.
+            if isinstance(post.message, DuelStart):
+                behalf = None
+                if post.on_behalf_of is not None and post.guild_id is not None:
+                    behalf, _ = await self._display(post.guild_id, post.on_behalf_of)
+                return await self.forum_posts.start(channel, post, post.message, behalf)
+            channel = await self._channel(await self.forum_posts.post_of(post))
         if not isinstance(channel, discord.abc.Messageable):
             raise discord.ClientException(f"cannot post in channel {post.target_id}")
         message_id: int | None = None
@@ -341,6 +351,8 @@ class Poster(commands.Cog):
             and not isinstance(channel, discord.PartialMessageable)
         ):
             await self._start_thread(channel, message_id, start)
+        if isinstance(channel, discord.Thread):
+            await self.forum_posts.follow_state(channel, post)  # "open"/"ended" tags
         return message_id
 
     async def _send_as_bot(
@@ -369,7 +381,7 @@ class Poster(commands.Cog):
     ) -> int | None:
         """Post through the channel's webhook; None when the bot may not manage webhooks."""
         thread = channel if isinstance(channel, discord.Thread) else None
-        parent = channel.parent if isinstance(channel, discord.Thread) else channel
+        parent = await self._parent(channel) if thread is not None else channel
         if not isinstance(
             parent, discord.TextChannel | discord.ForumChannel | discord.VoiceChannel
         ):
@@ -409,6 +421,20 @@ class Poster(commands.Cog):
             self.webhooks.worked(parent.id)
             return int(message.id)
         return None
+
+    async def _parent(self, thread: discord.abc.GuildChannel | discord.Thread) -> object:
+        """A thread's channel. A process that does not hold the server's shard has not
+        cached it: it is fetched, so that process too posts through the channel's webhook."""
+        parent = getattr(thread, "parent", None)
+        parent_id = getattr(thread, "parent_id", None)
+        if parent is None and parent_id is not None:
+            try:
+                parent = await self.bot.fetch_channel(parent_id)
+            except discord.HTTPException as exc:
+                if transient(exc):
+                    raise
+                return None
+        return parent
 
     async def _display(self, guild_id: int, user_id: int) -> tuple[str, str | None]:
         """The commander's display name and avatar in that server (cached briefly)."""

@@ -30,14 +30,27 @@ MAX_BACKOFF = 3600.0
 WebhookParent = discord.TextChannel | discord.ForumChannel | discord.VoiceChannel
 
 
+USERNAME_MAX = 80
+FORBIDDEN_IN_USERNAME = ("discord", "clyde")  # anywhere, in any case (Discord: 50035)
+_FORBIDDEN = re.compile("|".join(FORBIDDEN_IN_USERNAME), re.IGNORECASE)
+
+
 def webhook_username(name: str) -> str:
-    """A webhook username Discord accepts: 1-80 characters, no "discord"/"clyde"."""
+    """A webhook username Discord accepts: 1-80 characters, no "discord" or "clyde" in any
+    case, not "everyone"/"here".
+
+    Each forbidden word is broken with a hyphen until none is left: one pass is not enough
+    when matches overlap ("discordiscord" -> "disc-ordiscord" still holds "discord"), so it
+    repeats to a fixed point (each pass adds a hyphen inside a match, and a hyphen is in no
+    forbidden word, so it ends). Cutting to 80 characters cannot make a new match."""
     text = " ".join(name.split())
-    text = re.sub(r"(?i)(disc)(ord)", r"\1-\2", text)
-    text = re.sub(r"(?i)(cly)(de)", r"\1-\2", text)
-    if text.lower() in ("everyone", "here", ""):
+    while (match := _FORBIDDEN.search(text)) is not None:
+        middle = match.start() + 4  # "disc-ord", "clyd-e"
+        text = f"{text[:middle]}-{text[middle:]}"
+    if text.casefold() in ("everyone", "here", ""):
         text = f"{text} (commander)".strip()
-    return text[:80]
+    text = text[:USERNAME_MAX].strip()
+    return text or "commander"
 
 
 def transient(exc: discord.HTTPException) -> bool:

@@ -1,0 +1,278 @@
+"""What the duel use cases share: the plain view of a duel, the rules fixed for it, the
+checks every command makes (scope, conflict of interest, reasons) and queuing its posts.
+
+Race safety (every module): each read-then-write locks the row it decides on (the duel, then
+its open round) with SELECT ... FOR UPDATE on PostgreSQL; on SQLite the transaction starts
+with BEGIN IMMEDIATE. Moves are secret until the close: they are never logged, and no view
+shows another duellist's move before its round is closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.config import DuelSettings
+from bot.db import queries
+from bot.db.engine import Database
+from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id, utcnow
+from bot.rules.base import Ruleset, get_ruleset
+from bot.rules.errors import RulesError
+from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
+from bot.services.messages import MoveChoice, OutboxMessage, Party
+from bot.services.profiles import clean_name, no_stats
+from bot.services.scope import DuelScope
+from bot.services.views import DuellistView, DuelView, OpenRoundView
+
+MAX_REASON = 300
+# The server settings that change an outcome: fixed in duels.options when a duel starts, so a
+# later /config change reaches only later duels. Each result stores them ("options").
+RULE_SETTINGS = ("change_of_choice", "missing_move", "locked_blocks_retreat")
+# The options the adjudicator itself takes (what `duelbot verify` re-runs a round with).
+ADJUDICATION_OPTIONS = ("missing_move", "locked_blocks_retreat")
+
+
+def duel_view(
+    duel: Duel, open_round: Round | None = None, submitted: set[str] | None = None
+) -> DuelView:
+    state = duel.state
+
+    def side(s: str, user_id: int) -> DuellistView:
+        d = state[s]
+        return DuellistView(
+            s,
+            user_id,
+            str(d.get("name") or f"Duellist {s.upper()}"),
+            {k: v for k, v in d.items() if k != "name"},
+        )
+
+    round_view = None
+    if open_round is not None:
+        sides = submitted or set()
+        round_view = OpenRoundView(
+            number=open_round.number,
+            deadline=open_round.deadline,
+            commitment=open_round.commitment,
+            opened_by=open_round.opened_by,
+            submitted={"a": "a" in sides, "b": "b" in sides},
+        )
+    return DuelView(
+        id=duel.id,
+        guild_id=duel.guild_id,
+        channel_id=duel.channel_id,
+        thread_id=duel.thread_id,
+        ruleset=duel.ruleset,
+        a=side("a", duel.a_user_id),
+        b=side("b", duel.b_user_id),
+        status=duel.status,
+        locked=duel.locked,
+        winner=duel.winner,
+        end_reason=duel.end_reason,
+        rounds_played=duel.rounds_played,
+        created_at=duel.created_at,
+        open_round=round_view,
+        options=dict(duel.options or {}),
+        end_kind=duel.end_kind,
+    )
+
+
+def ruleset_of(ruleset_id: str) -> Ruleset:
+    """The registered ruleset ``ruleset_id`` (InvalidInput when none is)."""
+    try:
+        return get_ruleset(ruleset_id)
+    except RulesError as exc:
+        raise InvalidInput(exc.message, ruleset=ruleset_id) from None
+
+
+def profile_sheet(profile: DuellistProfile | None, rules: Ruleset) -> dict[str, Any] | None:
+    """A duellist's sheet for a ruleset: its entry in the profile's ``sheets``, or the
+    profile's own columns for a ruleset that declares them (``sheet_columns``)."""
+    if profile is None:
+        return None
+    if rules.sheet_columns:
+        values = {field: getattr(profile, column) for field, column in rules.sheet_columns}
+        return None if any(v is None for v in values.values()) else values
+    sheet = (profile.sheets or {}).get(rules.id)
+    return dict(sheet) if isinstance(sheet, dict) else None
+
+
+def adjudication_settings(rules_in_force: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``make_options`` gets at a close: the server settings the adjudicator takes and
+    the duel's house rules (older duels have none recorded: their state's own apply)."""
+    used = {key: rules_in_force[key] for key in ADJUDICATION_OPTIONS if key in rules_in_force}
+    house = rules_in_force.get("house_rules")
+    return {**used, **(dict(house) if isinstance(house, Mapping) else {})}
+
+
+def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> tuple[MoveChoice, ...]:
+    """The moves a DM prompt offers (as buttons): what the ruleset says is legal now."""
+    rules = ruleset_of(ruleset_id)
+    current = rules.state_from_dict(state)
+    return tuple(MoveChoice(m.id, m.label) for m in rules.moves(current, side))  # type: ignore[arg-type]
+
+
+def no_sheet(name: str, rules: Ruleset) -> NotFound:
+    """The refusal for a duellist without a sheet of ``rules`` (a commander sets it)."""
+    if rules.sheet_columns:
+        return no_stats(name)
+    return NotFound(
+        f"{clean_name(name)} has no {rules.title} sheet in this server yet.",
+        ruleset=rules.id,
+        next_step=NextStep.SET_SHEET,
+    )
+
+
+def no_such_duel(duel_id: int, guild_id: int | None) -> NotFound:
+    """The answer for an unknown duel number in a server (or, without one, anywhere)."""
+    return DuelScope(guild_id=guild_id).not_found(duel_id)
+
+
+def clean_reason(reason: str, doing: str) -> str:
+    """A commander's reason (ending a duel, undoing a round) as stored and posted: one line,
+    not empty, at most MAX_REASON characters. Posts and exports escape it when they show it."""
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise InvalidInput(f"Give a reason for {doing}.")
+    if len(reason) > MAX_REASON:
+        raise InvalidInput(
+            f"The reason is too long ({len(reason)} characters, at most {MAX_REASON})."
+        )
+    return reason
+
+
+def refuse_own_duel(duel: Duel, actor_id: int | None, action: str, instead: str) -> None:
+    """Conflict of interest: a duellist never commands their own duel, whatever their roles
+    (admins and the server owner included). The deadline (no actor) is not a duellist."""
+    if actor_id is None:
+        return
+    side = "A" if actor_id == duel.a_user_id else "B" if actor_id == duel.b_user_id else None
+    if side is not None:
+        raise ConflictOfInterest(
+            f"You are duellist {side} in duel #{duel.id}, so you cannot {action}: a duellist "
+            f"never commands their own duel. {instead}",
+            duel_id=duel.id,
+        )
+
+
+def side_of(duel: Duel, user_id: int) -> str:
+    """The side ``user_id`` fights on in ``duel`` (a duellist of it)."""
+    return "a" if duel.a_user_id == user_id else "b"
+
+
+def other_side(side: str) -> str:
+    return "b" if side == "a" else "a"
+
+
+def user_of(duel: Duel, side: str) -> int:
+    return duel.a_user_id if side == "a" else duel.b_user_id
+
+
+def iso(when: datetime | None) -> str | None:
+    return None if when is None else when.isoformat()
+
+
+def party(user_id: int, entry: Mapping[str, Any]) -> Party:
+    """A duellist of a post, their sheet as the duel's state stores it."""
+    return Party(user_id, str(entry["name"]), {k: v for k, v in entry.items() if k != "name"})
+
+
+def enqueue(session: AsyncSession, message: OutboxMessage, **fields: Any) -> None:
+    """Queue ``message`` (its kind and versioned JSON) in the caller's transaction."""
+    session.add(
+        OutboxPost(
+            status="pending",
+            attempts=0,
+            next_attempt_at=utcnow(),
+            kind=message.KIND,
+            payload=message.to_json(),
+            **fields,
+        )
+    )
+
+
+def post_in_duel_channel(
+    session: AsyncSession,
+    view: DuelView,
+    message: OutboxMessage,
+    *,
+    key: str,
+    on_behalf_of: int | None,
+) -> None:
+    """Queue a post for the duel's channel (or thread), deduplicated by kind and key."""
+    enqueue(
+        session,
+        message,
+        dedupe_key=f"{message.KIND}:{key}",
+        guild_id=view.guild_id,
+        duel_id=view.id,
+        target="channel",
+        target_id=view.post_channel_id,
+        on_behalf_of=on_behalf_of,
+    )
+
+
+def dm_duellist(
+    session: AsyncSession,
+    duel: Duel,
+    side: str,
+    message: OutboxMessage,
+    *,
+    key: str,
+    on_behalf_of: int | None,
+) -> None:
+    """Queue a DM to the duellist of ``side``, deduplicated by ``key``."""
+    enqueue(
+        session,
+        message,
+        dedupe_key=key,
+        guild_id=duel.guild_id,
+        duel_id=duel.id,
+        target="user",
+        target_id=user_of(duel, side),
+        on_behalf_of=on_behalf_of,
+    )
+
+
+class DuelUseCases:
+    """The database and the configured defaults every duel use case works with."""
+
+    def __init__(self, db: Database, defaults: DuelSettings | None = None) -> None:
+        self._db = db
+        self._defaults = defaults or DuelSettings()
+
+    def _rules_of(self, duel: Duel) -> dict[str, Any]:
+        """The rules fixed for ``duel`` when it started (never the server's live settings).
+        Every live duel has all of them (migration 0003 fixed those of older duels); the
+        configured defaults only fill a key a hand-made row lacks."""
+        defaults = {key: getattr(self._defaults, key) for key in RULE_SETTINGS}
+        return {**defaults, **(duel.options or {})}
+
+    async def _get_duel(
+        self,
+        session: AsyncSession,
+        duel_id: int,
+        guild_id: int | None,
+        *,
+        lock: bool = False,
+        scope: DuelScope | None = None,
+    ) -> Duel:
+        """The duel numbered ``duel_id`` if the caller's scope includes it (``scope``, else
+        this server's duels; ``guild_id`` None and no scope: any duel). Anything else, a
+        number out of range included, is the scope's one not-found answer."""
+        scope = scope or DuelScope(guild_id=guild_id)
+        if not fits_id(duel_id):  # checked before any query: PostgreSQL would raise
+            raise scope.not_found(duel_id)
+        duel = await (queries.duel_for_update if lock else queries.duel)(session, duel_id)
+        if duel is None or not scope.includes(duel):
+            raise scope.not_found(duel_id)
+        return duel
+
+    async def _view(self, session: AsyncSession, duel: Duel) -> DuelView:
+        rnd = await queries.open_round(session, duel.id)
+        sides = set()
+        if rnd is not None:
+            sides = set((await queries.current_submissions(session, rnd.id)).keys())
+        return duel_view(duel, rnd, sides)

@@ -1,0 +1,231 @@
+"""A duel's life: start it (sheets from the duellists' profiles, the rules in force fixed
+for it, its card queued), attach its thread, end it (a commander's decision)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.config import DuelSettings
+from bot.db import queries
+from bot.db.models import Duel, utcnow
+from bot.rules.base import Fighter, Ruleset, get_ruleset, ruleset_ids
+from bot.rules.errors import RulesError
+from bot.services import ratings
+from bot.services.duel_support import (
+    RULE_SETTINGS,
+    DuelUseCases,
+    clean_reason,
+    duel_view,
+    no_sheet,
+    party,
+    post_in_duel_channel,
+    profile_sheet,
+    refuse_own_duel,
+    ruleset_of,
+)
+from bot.services.errors import InvalidInput, StateConflict
+from bot.services.messages import DuelEnd, DuelStart, Party
+from bot.services.profiles import clean_name
+from bot.services.settings import load_settings_row
+from bot.services.unit import transaction
+from bot.services.views import DuelView, MemberRef
+
+
+def house_rules_in_force(rules: Ruleset, params: Mapping[str, Any], state: Any) -> dict[str, str]:
+    """The house rules a duel starts with: those ``params`` name, validated (InvalidInput
+    naming the key and the allowed values), what the new state recorded (a legacy param
+    such as ``trick_takes`` may set one), defaults for the rest."""
+    try:
+        explicit = rules.explicit_house_rules(params)
+        recorded = state.to_dict().get("house_rules")
+        if isinstance(recorded, Mapping):
+            explicit = {**rules.explicit_house_rules(recorded), **explicit}
+        return rules.parse_house_rules(explicit)
+    except RulesError as exc:
+        raise InvalidInput(exc.message, ruleset=rules.id) from None
+
+
+def _json_safe(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The commander's per-duel params as JSON (a TOML date would not serialise)."""
+    safe: dict[str, Any] = json.loads(json.dumps(dict(params), default=str))
+    return safe
+
+
+async def create_duel(
+    session: AsyncSession,
+    defaults: DuelSettings,
+    *,
+    guild_id: int,
+    channel_id: int,
+    actor_id: int,
+    a: MemberRef,
+    b: MemberRef,
+    thread_id: int | None,
+    rules: Ruleset,
+    params: Mapping[str, Any] | None,
+) -> DuelView:
+    """Start a duel in the caller's transaction (a challenge fought starts one in its own)."""
+    fighters = {}
+    for side, member in (("a", a), ("b", b)):
+        profile = await queries.profile(session, guild_id, member.user_id)
+        sheet = profile_sheet(profile, rules)
+        if sheet is None:
+            raise no_sheet(member.name, rules)
+        fighters[side] = Fighter(clean_name(member.name), sheet)
+    settings = await load_settings_row(session, guild_id, defaults)
+    try:
+        # House-rule values first: their error names the key and its allowed values.
+        rules.explicit_house_rules(dict(params or {}))
+        state = rules.initial_state(fighters["a"], fighters["b"], dict(params or {}))
+    except RulesError as exc:
+        raise InvalidInput(exc.message, ruleset=rules.id) from None
+    house = house_rules_in_force(rules, dict(params or {}), state)
+    duel = Duel(
+        guild_id=guild_id,
+        channel_id=channel_id,
+        thread_id=thread_id,
+        ruleset=rules.id,
+        a_user_id=a.user_id,
+        b_user_id=b.user_id,
+        state=state.to_dict(),
+        options={
+            **{key: getattr(settings, key) for key in RULE_SETTINGS},
+            **({"params": _json_safe(params)} if params else {}),
+            # Every house rule in force (given or default), passed at each close.
+            **({"house_rules": house} if house else {}),
+        },
+        status="live",
+        locked=False,
+        rounds_played=0,
+        created_by=actor_id,
+        created_at=utcnow(),
+    )
+    session.add(duel)
+    await session.flush()
+    view = duel_view(duel)
+    stored = state.to_dict()
+    post_in_duel_channel(
+        session,
+        view,
+        DuelStart(
+            duel_id=duel.id,
+            ruleset=duel.ruleset,
+            a=party(a.user_id, stored["a"]),
+            b=party(b.user_id, stored["b"]),
+            started_by=actor_id,
+            options=dict(duel.options),
+            make_thread=defaults.thread_per_duel and thread_id is None,
+        ),
+        key=f"{duel.id}",
+        on_behalf_of=actor_id,
+    )
+    queries.audit(
+        session,
+        guild_id=guild_id,
+        actor_id=actor_id,
+        action="duel.start",
+        duel_id=duel.id,
+        details={"a": a.user_id, "b": b.user_id, "stats": state.to_dict()},
+    )
+    return view
+
+
+class DuelLifecycle(DuelUseCases):
+    async def start_duel(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        actor_id: int,
+        a: MemberRef,
+        b: MemberRef,
+        thread_id: int | None = None,
+        ruleset: str | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> DuelView:
+        """Start a duel under ``ruleset`` (default: the configured one). ``params`` are the
+        ruleset's per-duel settings (see its docs); sheets come from the duellists' profiles."""
+        if a.user_id == b.user_id:
+            raise InvalidInput("A duel needs two different members: nobody can duel themselves.")
+        rules = ruleset_of(ruleset or self._defaults.ruleset)
+        if not rules.playable:
+            playable = [r for r in ruleset_ids() if get_ruleset(r).playable]
+            raise InvalidInput(
+                f"{rules.title} duels cannot be run by the bot yet; playable now: "
+                + ", ".join(playable)
+                + ".",
+                ruleset=rules.id,
+                allowed=playable,
+            )
+        async with transaction(self._db) as session:
+            return await create_duel(
+                session,
+                self._defaults,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                actor_id=actor_id,
+                a=a,
+                b=b,
+                thread_id=thread_id,
+                rules=rules,
+                params=params,
+            )
+
+    async def attach_thread(self, *, duel_id: int, thread_id: int) -> DuelView:
+        """Posts of this duel go to its thread from now on (config thread_per_duel)."""
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, None, lock=True)
+            duel.thread_id = thread_id
+            await session.flush()
+            return duel_view(duel)
+
+    async def end_duel(
+        self, *, duel_id: int, guild_id: int | None, actor_id: int, reason: str
+    ) -> DuelView:
+        reason = clean_reason(reason, "ending the duel")
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            refuse_own_duel(duel, actor_id, "end it", "Another commander can end it.")
+            if duel.status != "live":
+                raise StateConflict(f"Duel #{duel.id} has already ended.", duel_id=duel.id)
+            rnd = await queries.open_round(session, duel.id, lock=True)
+            now = utcnow()
+            if rnd is not None:
+                # The round never resolves: its moves stay sealed, its seed is no longer secret.
+                rnd.status = "cancelled"
+                rnd.closed_by = actor_id
+                rnd.closed_at = now
+                rnd.close_reason = "duel_ended"
+            duel.status = "ended"
+            duel.ended_at = now
+            duel.end_reason = reason
+            duel.end_kind = "commander"
+            await ratings.duel_ended(session, duel, None)
+            await session.flush()
+            view = duel_view(duel)
+            post_in_duel_channel(
+                session,
+                view,
+                DuelEnd(
+                    duel_id=duel.id,
+                    a=Party(duel.a_user_id, view.a.name),
+                    b=Party(duel.b_user_id, view.b.name),
+                    reason=reason,
+                    cancelled_round=None if rnd is None else rnd.number,
+                ),
+                key=f"{duel.id}",
+                on_behalf_of=actor_id,
+            )
+            queries.audit(
+                session,
+                guild_id=duel.guild_id,
+                actor_id=actor_id,
+                action="duel.end",
+                duel_id=duel.id,
+                details={"reason": reason},
+            )
+            return view

@@ -1,0 +1,237 @@
+"""Read models of duels: a duel, the server's list, a duellist's open rounds and choices,
+the odds of the next round, the open round's status, the history and a published round.
+Nothing here writes; each method is one (read) transaction and returns plain views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.db import queries
+from bot.db.models import fits_id
+from bot.services.duel_support import (
+    ADJUDICATION_OPTIONS,
+    DuelUseCases,
+    adjudication_settings,
+    duel_view,
+    legal_moves,
+    other_side,
+    ruleset_of,
+    side_of,
+)
+from bot.services.errors import InvalidInput, NextStep, NotFound, StateConflict
+from bot.services.scope import DuelScope
+from bot.services.unit import transaction
+from bot.services.views import (
+    DuelHistory,
+    DuelOdds,
+    DuelView,
+    OpenDuelForUser,
+    RoundRecord,
+    RoundStatus,
+)
+
+ODDS_MAX_PAIRS = 25  # one table in one embed
+
+
+class DuelReads(DuelUseCases):
+    async def get_duel(
+        self, duel_id: int, guild_id: int | None = None, *, scope: DuelScope | None = None
+    ) -> DuelView:
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, guild_id, scope=scope)
+            return await self._view(session, duel)
+
+    async def list_duels(
+        self, guild_id: int, *, include_ended: bool = False, limit: int = 25
+    ) -> list[DuelView]:
+        return await self.duels_in_scope(
+            DuelScope(guild_id=guild_id), include_ended=include_ended, limit=limit
+        )
+
+    async def duels_in_scope(
+        self, scope: DuelScope, *, include_ended: bool = False, limit: int = 25
+    ) -> list[DuelView]:
+        """The newest duels the scope includes (a server's, or a user's own)."""
+        if scope.unrestricted:
+            raise ValueError("listing duels needs a server or a duellist")
+        async with transaction(self._db) as session:
+            duels = await queries.newest_duels(
+                session,
+                guild_id=scope.guild_id,
+                duellist_id=scope.duellist_id,
+                include_ended=include_ended,
+                limit=limit,
+            )
+            rounds = await queries.open_rounds_by_duel(session, [d.id for d in duels])
+            sides = await queries.submitted_sides(session, [r.id for r in rounds.values()])
+            return [
+                duel_view(
+                    d, rounds.get(d.id), sides.get(rounds[d.id].id) if d.id in rounds else None
+                )
+                for d in duels
+            ]
+
+    async def open_rounds_for_user(self, user_id: int) -> list[OpenDuelForUser]:
+        async with transaction(self._db) as session:
+            found = []
+            for duel, rnd in await queries.open_rounds_of_user(session, user_id):
+                side = side_of(duel, user_id)
+                found.append(
+                    OpenDuelForUser(
+                        duel_id=duel.id,
+                        guild_id=duel.guild_id,
+                        round_no=rnd.number,
+                        side=side,
+                        opponent_name=duel.state[other_side(side)]["name"],
+                        deadline=rnd.deadline,
+                    )
+                )
+            return found
+
+    async def choices_for(
+        self, duel_id: int, user_id: int, guild_id: int | None = None
+    ) -> list[dict[str, str]]:
+        """The legal choices of ``user_id`` in the duel now (for /move autocomplete): none
+        when not awaited; NotFound, as for any unknown number, when it is not their duel
+        (of this server, when asked in one)."""
+        scope = DuelScope.of_duellist(user_id, guild_id)
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, guild_id, scope=scope)
+            if duel.status != "live":
+                return []
+            return [
+                {"id": m.id, "label": m.label}
+                for m in legal_moves(duel.ruleset, duel.state, side_of(duel, user_id))
+            ]
+
+    async def odds(self, duel_id: int, scope: DuelScope) -> DuelOdds:
+        """Exact odds of each pair of legal choices in the duel's next round, under the
+        rules fixed for it. Only for a round where both sides choose from at most
+        ODDS_MAX_PAIRS pairs and the state holds no secret (a multi-step ruleset's does)."""
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, None, scope=scope)
+            view = await self._view(session, duel)
+            rules = ruleset_of(duel.ruleset)
+            state = rules.state_from_dict(duel.state)
+            if duel.status != "live":
+                raise InvalidInput(
+                    f"Duel #{duel.id} has ended: no round is left to play.", duel_id=duel.id
+                )
+            if rules.auto_advance or tuple(rules.awaiting_sides(state)) != ("a", "b"):
+                raise InvalidInput(
+                    f"Duel #{duel.id} is {rules.title}: its odds depend on choices made step "
+                    "by step, some of them secret.",
+                    duel_id=duel.id,
+                    ruleset=rules.id,
+                    next_step=NextStep.ODDS_OFFLINE,
+                )
+            a_moves = rules.moves(state, "a")
+            b_moves = rules.moves(state, "b")
+            if not a_moves or not b_moves or len(a_moves) * len(b_moves) > ODDS_MAX_PAIRS:
+                raise InvalidInput(
+                    f"Duel #{duel.id} has too many choices for one table "
+                    f"({len(a_moves)} x {len(b_moves)}).",
+                    duel_id=duel.id,
+                    ruleset=rules.id,
+                    next_step=NextStep.ODDS_OFFLINE,
+                )
+            options = rules.make_options(adjudication_settings(self._rules_of(duel)))
+            rows = []
+            for a_move in a_moves:
+                for b_move in b_moves:
+                    dist = rules.outcome_distribution(
+                        state, {"a": a_move.id, "b": b_move.id}, options
+                    )
+                    rows.append(
+                        (a_move.label, b_move.label, {o: p for o, p in dist.items() if p})
+                    )
+            return DuelOdds(view, tuple(rows))
+
+    async def round_status(self, duel_id: int, guild_id: int | None = None) -> RoundStatus:
+        """Who has moved in the open round: never what, and never when."""
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, guild_id)
+            view = await self._view(session, duel)
+            if view.open_round is None:
+                last = await queries.last_round_number(session, duel.id)
+                return RoundStatus(view, last or None, False, None, {})
+            return RoundStatus(
+                view,
+                view.open_round.number,
+                True,
+                view.open_round.deadline,
+                dict(view.open_round.submitted),
+            )
+
+    async def history(self, duel_id: int, guild_id: int | None = None) -> DuelHistory:
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, guild_id)
+            records = []
+            for r in await queries.rounds_of(session, duel.id):
+                sealed = r.status == "open" or r.closed_at is None
+                records.append(
+                    RoundRecord(
+                        number=r.number,
+                        status=r.status,
+                        opened_by=r.opened_by,
+                        opened_at=r.opened_at,
+                        deadline=r.deadline,
+                        commitment=r.commitment,
+                        closed_by=r.closed_by,
+                        closed_at=r.closed_at,
+                        close_reason=r.close_reason,
+                        outcome=r.outcome,
+                        result=None if sealed else r.result,
+                        seed=None if sealed else r.seed,
+                        undone_by=r.undone_by,
+                        undone_at=r.undone_at,
+                        undo_reason=r.undo_reason,
+                    )
+                )
+            return DuelHistory(await self._view(session, duel), tuple(records))
+
+    async def published_round(self, duel_id: int, round_no: int) -> dict[str, Any]:
+        """A closed (or undone) round as `duelbot verify` reads it: the adjudicate input
+        (state before the round, moves, options, seed) plus the published result."""
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, None)
+            rnd = None
+            if fits_id(round_no):  # checked before the query, as every number from input
+                rnd = await queries.round_numbered(session, duel.id, round_no)
+            if rnd is None:
+                raise NotFound(
+                    f"Duel #{duel.id} has no round {round_no}.", duel_id=duel.id, round_no=round_no
+                )
+            if rnd.result is None or rnd.closed_at is None:
+                raise StateConflict(
+                    f"Round {round_no} of duel #{duel.id} has no published result yet: its "
+                    "seed stays secret until the round closes.",
+                    duel_id=duel.id,
+                    round_no=round_no,
+                )
+            before, result = rnd.state_before, rnd.result
+            return {
+                "input": {
+                    "ruleset": duel.ruleset,
+                    "a": before["a"],
+                    "b": before["b"],
+                    "moves": result.get("choices", {}),
+                    "locked": bool(before.get("locked", False)),
+                    "options": {
+                        k: v
+                        for k, v in (result.get("options") or {}).items()
+                        if k in ADJUDICATION_OPTIONS
+                    },
+                    "duel_id": duel.id,
+                    "round_no": rnd.number,
+                },
+                "outcome": result["outcome"],
+                "winner": None
+                if result.get("winner") not in ("a", "b")
+                else result["state"][result["winner"]]["name"],
+                "locked": bool(result.get("locked", False)),
+                "rolls": result.get("rolls", []),
+                "log": result.get("log", []),
+                "seed": rnd.seed,
+                "commitment": rnd.commitment,
+            }

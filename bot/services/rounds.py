@@ -1,0 +1,599 @@
+"""Round commands: open a round (a step, for a multi-step ruleset), take a secret move,
+close and adjudicate it exactly once (the next step of a multi-step ruleset opens at once),
+and undo the last result."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db import queries
+from bot.db.models import Duel, Round, Submission, fits_id, utcnow
+from bot.rules.base import SIDES, Ruleset
+from bot.rules.dice import FairDice, commitment, new_seed
+from bot.rules.errors import RulesError
+from bot.services import ratings
+from bot.services.duel_support import (
+    DuelUseCases,
+    adjudication_settings,
+    clean_reason,
+    dm_duellist,
+    duel_view,
+    iso,
+    legal_moves,
+    other_side,
+    party,
+    post_in_duel_channel,
+    refuse_own_duel,
+    ruleset_of,
+    side_of,
+    user_of,
+)
+from bot.services.errors import (
+    AmbiguousDuel,
+    InvalidInput,
+    MoveAlreadyLocked,
+    NextStep,
+    NotAllowed,
+    NotFound,
+    RoundNotOpen,
+    StateConflict,
+    TooManyChanges,
+)
+from bot.services.messages import (
+    FollowsUndo,
+    Party,
+    PrivateNote,
+    RoundOpen,
+    RoundPrompt,
+    RoundResultPost,
+    RoundUndone,
+)
+from bot.services.profiles import clean_name
+from bot.services.scope import DuelScope
+from bot.services.unit import transaction
+from bot.services.views import DuelView, RoundClosed, RoundOpened, SubmissionReceipt
+
+SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
+
+
+class RoundCommands(DuelUseCases):
+    # -- open ---------------------------------------------------------------------------
+
+    async def open_round(
+        self,
+        *,
+        duel_id: int,
+        guild_id: int | None,
+        actor_id: int,
+        deadline: datetime | None = None,
+    ) -> RoundOpened:
+        now = utcnow()
+        if deadline is not None and deadline <= now:
+            raise InvalidInput("The deadline must be in the future.", duel_id=duel_id)
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            if duel.status != "live":
+                raise StateConflict(
+                    f"Duel #{duel.id} has ended; no more rounds can open.", duel_id=duel.id
+                )
+            current = await queries.open_round(session, duel.id)
+            if current is not None:
+                raise StateConflict(
+                    f"Round {current.number} of duel #{duel.id} is still open: close it "
+                    "before opening another.",
+                    duel_id=duel.id,
+                    round_no=current.number,
+                    next_step=NextStep.CLOSE_ROUND,
+                )
+            return await self._open(session, duel, actor_id, deadline)
+
+    async def _open(
+        self, session: AsyncSession, duel: Duel, actor_id: int, deadline: datetime | None
+    ) -> RoundOpened:
+        """Open the duel's next round (a step, for a multi-step ruleset): a fresh seed whose
+        commitment is published, and DM prompts to the sides the ruleset awaits."""
+        now = utcnow()
+        rules = ruleset_of(duel.ruleset)
+        current = rules.state_from_dict(duel.state)
+        awaiting = rules.awaiting_sides(current)
+        number = await queries.last_round_number(session, duel.id) + 1
+        seed = new_seed()
+        rnd = Round(
+            duel_id=duel.id,
+            number=number,
+            status="open",
+            opened_by=actor_id,
+            opened_at=now,
+            deadline=deadline,
+            reminders_sent={},
+            seed=seed,
+            commitment=commitment(seed),
+            state_before=dict(duel.state),
+        )
+        session.add(rnd)
+        await session.flush()
+        view = duel_view(duel, rnd, set())
+        post_in_duel_channel(
+            session,
+            view,
+            RoundOpen(
+                duel_id=duel.id,
+                round_no=number,
+                ruleset=duel.ruleset,
+                a=Party(duel.a_user_id, view.a.name),
+                b=Party(duel.b_user_id, view.b.name),
+                commitment=rnd.commitment,
+                deadline=deadline,
+                opened_by=actor_id,
+                awaiting=None if tuple(awaiting) == SIDES else tuple(awaiting),
+            ),
+            key=f"{rnd.id}",
+            on_behalf_of=actor_id,
+        )
+        for side in awaiting:
+            prompt = rules.prompt(current, side)
+            dm_duellist(
+                session,
+                duel,
+                side,
+                RoundPrompt(
+                    duel_id=duel.id,
+                    round_no=number,
+                    ruleset=duel.ruleset,
+                    side=side,
+                    opponent=view.duellist(other_side(side)).name,
+                    channel_id=view.post_channel_id,
+                    commitment=rnd.commitment,
+                    deadline=deadline,
+                    moves=legal_moves(duel.ruleset, duel.state, side),
+                    prompt=prompt,
+                    secret=prompt is None or rules.is_secret(current),
+                ),
+                key=f"round_dm:{rnd.id}:{side}",
+                on_behalf_of=actor_id,
+            )
+        queries.audit(
+            session,
+            guild_id=duel.guild_id,
+            actor_id=actor_id,
+            action="round.open",
+            duel_id=duel.id,
+            details={"round": number, "commitment": rnd.commitment, "deadline": iso(deadline)},
+        )
+        return RoundOpened(view, number, rnd.commitment, deadline)
+
+    # -- moves --------------------------------------------------------------------------
+
+    async def submit_move(
+        self,
+        *,
+        user_id: int,
+        move: str,
+        via: str,
+        duel_id: int | None = None,
+        round_no: int | None = None,
+        guild_id: int | None = None,
+    ) -> SubmissionReceipt:
+        """Record a secret move. ``round_no`` (from a button) refuses moves meant for an
+        earlier round. ``guild_id``: the server /move was used in (None: a DM). A duel that
+        is not the sender's (or not of that server) is answered as an unknown number."""
+        if via not in SUBMISSION_CHANNELS:
+            raise InvalidInput(f"Unknown submission channel {via!r}.", allowed=SUBMISSION_CHANNELS)
+        scope = DuelScope.of_duellist(user_id, guild_id)
+        if duel_id is not None and not fits_id(duel_id):
+            raise scope.not_found(duel_id)
+        async with transaction(self._db) as session:
+            if duel_id is None:  # a DM without "#N": the sender's one open round, locked
+                found: tuple[Duel, Round] | None = await self._only_open_duel(session, user_id)
+            else:
+                found = await queries.duel_and_open_round_for_update(session, duel_id)
+            rnd: Round | None
+            if found is not None:
+                duel, rnd = found
+                if not scope.includes(duel):
+                    raise scope.not_found(duel.id)
+            else:  # no open round (or it just closed): the refusal needs the details
+                assert duel_id is not None  # a DM without "#N" always finds its pair
+                duel = await self._get_duel(session, duel_id, guild_id, lock=True, scope=scope)
+                rnd = await queries.open_round(session, duel.id, lock=True)
+            side = side_of(duel, user_id)
+            ruleset = ruleset_of(duel.ruleset)
+            state = ruleset.state_from_dict(duel.state)
+            awaiting = ruleset.awaiting_sides(state)
+            if duel.status == "live" and side not in awaiting:
+                waiting = " and ".join(
+                    clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
+                    for s in awaiting
+                )
+                raise NotAllowed(
+                    f"It is not your turn to choose in duel #{duel.id}: waiting for "
+                    f"{waiting or 'nobody'}.",
+                    duel_id=duel.id,
+                )
+            try:
+                move_id = ruleset.parse_choice(move, state, side)  # type: ignore[arg-type]
+            except RulesError as exc:
+                raise InvalidInput(exc.message, duel_id=duel.id, ruleset=ruleset.id) from None
+            if duel.status != "live":
+                raise RoundNotOpen(
+                    f"Duel #{duel.id} has ended; moves are no longer taken.", duel_id=duel.id
+                )
+            if rnd is None:
+                raise RoundNotOpen(
+                    f"Duel #{duel.id} has no open round: wait for a commander to open the next "
+                    "round (your move was not recorded).",
+                    duel_id=duel.id,
+                )
+            if round_no is not None and rnd.number != round_no:
+                raise RoundNotOpen(
+                    f"Round {round_no} of duel #{duel.id} is over; round {rnd.number} is open now. "
+                    "Use the buttons of its message, or type your move.",
+                    duel_id=duel.id,
+                    round_no=rnd.number,
+                )
+            now = utcnow()
+            if rnd.deadline is not None and now >= rnd.deadline:
+                raise RoundNotOpen(
+                    f"The deadline of round {rnd.number} of duel #{duel.id} has passed; "
+                    "the move was not recorded.",
+                    duel_id=duel.id,
+                    round_no=rnd.number,
+                )
+            current = (await queries.current_submissions(session, rnd.id)).get(side)
+            changed_from = None
+            if current is not None:
+                if not self._rules_of(duel)["change_of_choice"]:
+                    raise MoveAlreadyLocked(
+                        f"You already locked in {ruleset.choice_label(current.move)} for "
+                        f"round {rnd.number} of duel #{duel.id}, and this duel does not allow "
+                        "changing a move before the round closes (change of choice was off "
+                        "when it started).",
+                        current.move,
+                        duel_id=duel.id,
+                        round_no=rnd.number,
+                    )
+                await self._refuse_past_change_cap(session, duel, rnd, side, current.move)
+                current.superseded_at = now
+                changed_from = current.move
+                await session.flush()
+            session.add(
+                Submission(
+                    round_id=rnd.id,
+                    side=side,
+                    user_id=user_id,
+                    move=move_id,
+                    via=via,
+                    submitted_at=now,
+                )
+            )
+            await session.flush()
+            closed = None
+            if ruleset.advances_at_once(state):
+                # A step closes as soon as every awaited side has chosen (and the next opens).
+                sides = await queries.current_submissions(session, rnd.id)
+                if set(awaiting) <= set(sides):
+                    closed = await self._close(session, duel, rnd, None, "all_submitted")
+            elif self._defaults.close_when_all_submitted:
+                sides = await queries.current_submissions(session, rnd.id)
+                if set(sides) == {"a", "b"}:
+                    closed = await self._close(session, duel, rnd, None, "all_submitted")
+            return SubmissionReceipt(
+                duel_id=duel.id,
+                guild_id=duel.guild_id,
+                round_no=rnd.number,
+                side=side,
+                move=move_id,
+                move_label=ruleset.choice_label(move_id),
+                changed_from=changed_from,
+                deadline=rnd.deadline,
+                opponent_name=duel.state[other_side(side)]["name"],
+                closed=closed,
+                changed_from_label=(
+                    None if changed_from is None else ruleset.choice_label(changed_from)
+                ),
+            )
+
+    async def _refuse_past_change_cap(
+        self, session: AsyncSession, duel: Duel, rnd: Round, side: str, current_move: str
+    ) -> None:
+        """A side may change its move at most ``max_move_changes`` times per round: the
+        first move plus that many changes are stored, nothing more."""
+        cap = self._defaults.max_move_changes
+        changes = await queries.submission_count(session, rnd.id, side) - 1
+        if changes >= cap:
+            label = ruleset_of(duel.ruleset).choice_label(current_move)
+            raise TooManyChanges(
+                f"You have changed your move {changes} times in round {rnd.number} of duel "
+                f"#{duel.id}, the most allowed; your current move stays {label}.",
+                changes,
+                current_move,
+                duel_id=duel.id,
+                round_no=rnd.number,
+            )
+
+    async def _only_open_duel(self, session: AsyncSession, user_id: int) -> tuple[Duel, Round]:
+        found = await queries.open_rounds_of_user(session, user_id, lock=True)
+        if not found:
+            raise NotFound("You have no open round to move in right now.")
+        # A multi-step duel waiting for the other side is not where this move goes.
+        mine = [
+            (d, r)
+            for d, r in found
+            if side_of(d, user_id)
+            in ruleset_of(d.ruleset).awaiting_sides(ruleset_of(d.ruleset).state_from_dict(d.state))
+        ]
+        found = mine or found
+        if len(found) > 1:
+            listing = ", ".join(
+                f"#{d.id} vs {d.state[other_side(side_of(d, user_id))]['name']}"
+                for d, _ in found
+            )
+            raise AmbiguousDuel(
+                f"You are in several open duels ({listing}).", tuple(d.id for d, _ in found)
+            )
+        return found[0]
+
+    # -- close --------------------------------------------------------------------------
+
+    async def close_round(
+        self,
+        *,
+        duel_id: int,
+        guild_id: int | None,
+        actor_id: int | None,
+        reason: str = "commander",
+        round_no: int | None = None,
+    ) -> RoundClosed:
+        """Adjudicate and close the open round. Exactly once: the loser of a race is refused.
+        A duellist of the duel cannot close it (``actor_id`` None: the deadline)."""
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            refuse_own_duel(
+                duel,
+                actor_id,
+                "close its round",
+                "Another commander closes it, or its deadline does.",
+            )
+            rnd = await queries.open_round(session, duel.id, lock=True)
+            if rnd is None or (round_no is not None and rnd.number != round_no):
+                raise RoundNotOpen(
+                    f"Duel #{duel.id} has no open round to close.",
+                    duel_id=duel.id,
+                    round_no=round_no,
+                )
+            return await self._close(session, duel, rnd, actor_id, reason)
+
+    async def _close(
+        self, session: AsyncSession, duel: Duel, rnd: Round, actor_id: int | None, reason: str
+    ) -> RoundClosed:
+        submissions = await queries.current_submissions(session, rnd.id)
+        rules_in_force = self._rules_of(duel)
+        follows = _undone_before(await queries.rounds_before(session, duel.id, rnd.number))
+        ruleset = ruleset_of(duel.ruleset)
+        choices: dict[str, str | None] = {
+            s: (submissions[s].move if s in submissions else None) for s in SIDES
+        }
+        result = ruleset.resolve(
+            ruleset.state_from_dict(duel.state),
+            choices,  # type: ignore[arg-type]
+            FairDice(rnd.seed, duel.id, rnd.number),
+            ruleset.make_options(adjudication_settings(rules_in_force)),
+        )
+        now = utcnow()
+        # While the duel runs, a multi-step ruleset's state holds secrets: the stored and
+        # published result carries only its public part (the full state is duel.state).
+        stored = ruleset.public_result(result.to_dict())
+        # Every outcome-changing rule this duel was fixed with when it started.
+        stored["options"] = dict(rules_in_force)
+        if follows is not None:
+            stored["follows_undo_of"] = follows.number
+        # A secret step's result masks its choices: the labels follow the result, never the
+        # submissions. Posts and exports show these stored labels.
+        stored["labels"] = {
+            s: ruleset.choice_label(
+                choices[s] if result.choices.get(s) == choices[s] else result.choices.get(s)
+            )
+            for s in SIDES
+        }
+        stored["via"] = {s: submissions[s].via for s in submissions}
+        rnd.status = "closed"
+        rnd.closed_by = actor_id
+        rnd.closed_at = now
+        rnd.close_reason = reason
+        rnd.outcome = result.outcome
+        rnd.result = stored
+        duel.state = result.state.to_dict()
+        duel.locked = result.locked
+        duel.winner = result.winner
+        duel.rounds_played += 1
+        if result.ended:
+            duel.status = "ended"
+            duel.ended_at = now
+            duel.end_reason = f"round {rnd.number}: {result.outcome}"
+            duel.end_kind = "result"
+            await ratings.duel_ended(session, duel, result.outcome)
+        await session.flush()
+        view = duel_view(duel)
+        on_behalf_of = actor_id if actor_id is not None else rnd.opened_by
+        post_in_duel_channel(
+            session,
+            view,
+            RoundResultPost(
+                duel_id=duel.id,
+                guild_id=duel.guild_id,
+                round_no=rnd.number,
+                a=party(duel.a_user_id, stored["state"]["a"]),
+                b=party(duel.b_user_id, stored["state"]["b"]),
+                result=stored,
+                winner_name=view.winner_name,
+                seed=rnd.seed,
+                commitment=rnd.commitment,
+                closed_by=actor_id,
+                reason=reason,
+                ended=result.ended,
+                follows_undo=None
+                if follows is None
+                else FollowsUndo(follows.number, follows.undone_by, follows.undo_reason),
+            ),
+            key=f"{rnd.id}",
+            on_behalf_of=on_behalf_of,
+        )
+        queries.audit(
+            session,
+            guild_id=duel.guild_id,
+            actor_id=actor_id,
+            action="round.close",
+            duel_id=duel.id,
+            details={"round": rnd.number, "outcome": result.outcome, "reason": reason},
+        )
+        for side, notes in ruleset.private_notes(result).items():
+            if not notes:
+                continue
+            # What only this duellist may learn: a DM to them, never in a channel post, the
+            # stored result or the log.
+            dm_duellist(
+                session,
+                duel,
+                side,
+                PrivateNote(
+                    duel_id=duel.id,
+                    round_no=rnd.number,
+                    ruleset=duel.ruleset,
+                    side=side,
+                    opponent=str(stored["state"][other_side(side)]["name"]),
+                    channel_id=view.post_channel_id,
+                    notes=tuple(str(note) for note in notes),
+                ),
+                key=f"private_note:{rnd.id}:{side}",
+                on_behalf_of=on_behalf_of,
+            )
+        if result.ended:
+            await _write_back_sheets(session, duel, ruleset, result.state, on_behalf_of)
+        elif ruleset.advances_at_once(result.state):
+            # The next step opens at once, with its own seed; a step with a deadline is
+            # followed by one of the same length.
+            deadline = None
+            if rnd.deadline is not None and rnd.opened_at is not None:
+                deadline = now + (rnd.deadline - rnd.opened_at)
+            await self._open(session, duel, on_behalf_of, deadline)
+        return RoundClosed(
+            view, rnd.number, result.outcome, stored, rnd.seed, rnd.commitment, actor_id, reason
+        )
+
+    # -- undo ---------------------------------------------------------------------------
+
+    async def undo_round(
+        self, *, duel_id: int, guild_id: int | None, actor_id: int, reason: str
+    ) -> DuelView:
+        """Void the last closed round: the duel returns to its state before it; the undone
+        result stays in the ledger with who undid it and why (``reason`` is required: an
+        undo followed by a new close is a re-roll, so it is accountable)."""
+        reason = clean_reason(reason, "undoing the round")
+        async with transaction(self._db) as session:
+            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            refuse_own_duel(
+                duel,
+                actor_id,
+                "undo its rounds",
+                "Another commander can undo a round (with a reason).",
+            )
+            if await queries.open_round(session, duel.id) is not None:
+                raise StateConflict(
+                    f"Duel #{duel.id} has an open round: close it before undoing the last result.",
+                    duel_id=duel.id,
+                )
+            if duel.status == "ended" and duel.end_kind != "result":
+                raise StateConflict(
+                    f"Duel #{duel.id} was ended by a commander; its rounds can no longer be "
+                    "undone.",
+                    duel_id=duel.id,
+                )
+            rnd = await queries.last_resolved_round_for_update(session, duel.id)
+            if rnd is None or rnd.status != "closed":
+                raise StateConflict(
+                    f"Duel #{duel.id} has no closed round to undo.", duel_id=duel.id
+                )
+            now = utcnow()
+            rnd.status = "undone"
+            rnd.undone_by = actor_id
+            rnd.undone_at = now
+            rnd.undo_reason = reason
+            before = rnd.state_before
+            duel.state = dict(before)
+            duel.locked = bool(before.get("locked", False))
+            duel.winner = before.get("winner") if before.get("winner") in SIDES else None
+            duel.status = "live"
+            duel.ended_at = None
+            duel.end_reason = None
+            duel.end_kind = None
+            duel.rounds_played -= 1
+            await ratings.duel_reopened(session, duel)
+            await session.flush()
+            view = duel_view(duel)
+            post_in_duel_channel(
+                session,
+                view,
+                RoundUndone(
+                    duel_id=duel.id,
+                    round_no=rnd.number,
+                    outcome=rnd.outcome,
+                    undone_by=actor_id,
+                    reason=reason,
+                ),
+                key=f"{rnd.id}",
+                on_behalf_of=actor_id,
+            )
+            queries.audit(
+                session,
+                guild_id=duel.guild_id,
+                actor_id=actor_id,
+                action="round.undo",
+                duel_id=duel.id,
+                details={"round": rnd.number, "undone_outcome": rnd.outcome, "reason": reason},
+            )
+            return view
+
+
+def _undone_before(earlier: list[Round]) -> Round | None:
+    """The undone round a round's result follows, given the rounds before it (latest
+    first): of the undone rounds right before it, the one undone last (undo always voids
+    the latest closed round)."""
+    follows = None
+    for rnd in earlier:
+        if rnd.status != "undone":
+            break
+        follows = rnd
+    return follows
+
+
+async def _write_back_sheets(
+    session: AsyncSession, duel: Duel, ruleset: Ruleset, final_state: Any, actor_id: int
+) -> None:
+    """The sheet fields the duel changed (FoEQ: HP, Hit Dice, spell slots) are written
+    back to the duellists' profiles, audited."""
+    for side, updates in ruleset.sheet_updates(final_state).items():
+        if not updates:
+            continue
+        user_id = user_of(duel, side)
+        profile = await queries.profile_for_update(session, duel.guild_id, user_id)
+        if profile is None:
+            continue
+        before = dict((profile.sheets or {}).get(ruleset.id) or {})
+        after = {**before, **updates}
+        profile.sheets = {**(profile.sheets or {}), ruleset.id: after}
+        queries.audit(
+            session,
+            guild_id=duel.guild_id,
+            actor_id=actor_id,
+            action="sheet.update",
+            duel_id=duel.id,
+            details={
+                "user_id": user_id,
+                "ruleset": ruleset.id,
+                "before": {k: before.get(k) for k in updates},
+                "after": dict(updates),
+            },
+        )
