@@ -114,7 +114,12 @@ def winner_name(result: RoundResult | Mapping[str, Any]) -> str | None:
     winner = data.get("winner")
     if winner not in SIDES:
         return None
-    name = data["state"][winner].get("name", "")
+    # A result stored without its state (older rows, hand-made payloads) has no name to give.
+    state = data.get("state")
+    entry = state.get(winner) if isinstance(state, Mapping) else None
+    if not isinstance(entry, Mapping):
+        return None
+    name = entry.get("name", "")
     return name if isinstance(name, str) else str(name)
 
 
@@ -198,6 +203,9 @@ def round_result_of_post(message: RoundResultPost) -> RoundResultView:
     undo = message.follows_undo
     return replace(
         view,
+        # The post names the duellists as the close stored them, as every other post does.
+        a=replace(view.a, name=message.a.name or view.a.name),
+        b=replace(view.b, name=message.b.name or view.b.name),
         winner=message.winner_name,
         closed_how=CLOSE_REASONS.get(message.reason, message.reason),
         follows_undo=None if undo is None else UndoNote(undo.round_no, undo.undone_by, undo.reason),
