@@ -46,6 +46,12 @@ FORBIDDEN_IN_NAMES = ("discord", "clyde")
 RESERVED_NAMES = ("everyone", "here")
 
 
+class LimitRefused(ApiError):
+    """Discord's refusal of an over-limit payload. The fake records each one
+    (``fake.limit_refusals``) and ``fake.check()`` fails on them unless the test expects them
+    (``fake.expect_limit_refusals``): no suite may make the bot send what Discord refuses."""
+
+
 class FormErrors:
     """Collects field errors into Discord's nested ``errors`` tree."""
 
@@ -63,7 +69,7 @@ class FormErrors:
 
     def raise_any(self) -> None:
         if self.tree:
-            raise ApiError(400, INVALID_FORM_BODY, "Invalid Form Body", self.tree)
+            raise LimitRefused(400, INVALID_FORM_BODY, "Invalid Form Body", self.tree)
 
 
 def _text(value: Any) -> str:
@@ -189,6 +195,6 @@ def check_webhook_name(field_name: str, name: Any) -> None:
 
 def check_webhook_count(existing: int) -> None:
     if existing >= WEBHOOKS_PER_CHANNEL:
-        raise ApiError(
+        raise LimitRefused(
             400, MAX_WEBHOOKS, f"Maximum number of webhooks reached ({WEBHOOKS_PER_CHANNEL})"
         )

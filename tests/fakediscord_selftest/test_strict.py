@@ -23,6 +23,7 @@ class Bot(discord.Client):
 
 @pytest.fixture
 async def bot(fake_discord: FakeDiscord) -> AsyncIterator[discord.Client]:  # noqa: F811
+    fake_discord.expect_limit_refusals = True  # these tests send over-limit payloads
     fake_discord.add_guild("Duel Hall")
     async with run_bot(Bot(), fake_discord) as client:
         yield client
@@ -252,6 +253,21 @@ async def test_enforce_nonce_returns_the_first_message(
     late = await channel.send("result", nonce="duelbot:7")
     assert late.id != first.id
     assert len(fake_discord.messages_in(channel.id)) == 3
+
+
+async def test_over_limit_payloads_fail_the_fakes_check_unless_expected(
+    fake_discord: FakeDiscord,  # noqa: F811
+    bot: discord.Client,
+) -> None:
+    channel = channel_of(fake_discord, bot)
+    await refused(channel.send("x" * 2001))
+    [refusal] = fake_discord.limit_refusals
+    assert refusal.startswith(f"POST /channels/{channel.id}/messages: ") and "50035" in refusal
+    fake_discord.expect_limit_refusals = False
+    with pytest.raises(AssertionError, match="over Discord's limits"):
+        fake_discord.check()
+    fake_discord.limit_refusals.clear()
+    fake_discord.check()
 
 
 async def test_a_dropped_response_still_takes_effect(
