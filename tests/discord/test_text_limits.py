@@ -10,9 +10,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.discord.posts import LABEL_MAX, button_label, dm_buttons
-from bot.discord.render import REPLY_MAX, duel_list_text, history_text, open_rounds_text
 from bot.discord.workers.webhooks import webhook_username
+from bot.presentation.discord_posts import LABEL_MAX, button_label, dm_buttons
+from bot.presentation.discord_replies import (
+    REPLY_MAX,
+    duel_list_text,
+    history_text,
+    open_rounds_text,
+)
 from bot.services.messages import MoveChoice
 from bot.services.views import (
     DuelHistory,
