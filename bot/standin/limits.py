@@ -13,7 +13,10 @@ Sources (docs/discord.md links each to its test):
   (developers/components/reference);
 - webhook names (create) and usernames (execute): 1 to 80 characters, without "discord" or
   "clyde" in any case, not "everyone"/"here" (developers/resources/webhook#create-webhook);
-- 15 webhooks per channel: 400 / 30007 (developers/topics/opcodes-and-status-codes).
+- 15 webhooks per channel: 400 / 30007 (developers/topics/opcodes-and-status-codes);
+- autocomplete answers: at most 25 choices, names 1 to 100 characters, string values at
+  most 100 (developers/interactions/application-commands#application-command-object-
+  application-command-option-choice-structure).
 """
 
 from __future__ import annotations
@@ -165,6 +168,32 @@ def check_message(body: JSON) -> None:
     components = body.get("components")
     if components and not (int(body.get("flags") or 0) & COMPONENTS_V2):
         check_components(list(components), errors)
+    errors.raise_any()
+
+
+AUTOCOMPLETE_CHOICES_MAX = 25
+CHOICE_NAME_MAX = 100
+CHOICE_VALUE_MAX = 100
+
+
+def check_autocomplete(data: JSON) -> None:
+    """An autocomplete answer: at most 25 choices, each name 1-100 characters and a string
+    value at most 100 (developers/interactions/application-commands, option choice)."""
+    errors = FormErrors()
+    choices = list(data.get("choices") or [])
+    if len(choices) > AUTOCOMPLETE_CHOICES_MAX:
+        errors.too_long(("data", "choices"), AUTOCOMPLETE_CHOICES_MAX)
+    for i, choice in enumerate(choices):
+        name = str(choice.get("name") or "")
+        if not 1 <= len(name) <= CHOICE_NAME_MAX:
+            errors.add(
+                ("data", "choices", i, "name"),
+                "BASE_TYPE_BAD_LENGTH",
+                f"Must be between 1 and {CHOICE_NAME_MAX} in length.",
+            )
+        value = choice.get("value")
+        if isinstance(value, str) and len(value) > CHOICE_VALUE_MAX:
+            errors.too_long(("data", "choices", i, "value"), CHOICE_VALUE_MAX)
     errors.raise_any()
 
 

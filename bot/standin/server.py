@@ -37,7 +37,13 @@ from .interactions import (
     ReplyKind,
     wait_until,
 )
-from .limits import LimitRefused, check_message, check_webhook_count, check_webhook_name
+from .limits import (
+    LimitRefused,
+    check_autocomplete,
+    check_message,
+    check_webhook_count,
+    check_webhook_name,
+)
 from .models import (
     ADMINISTRATOR,
     ALL_PERMISSIONS,
@@ -1949,6 +1955,8 @@ class FakeDiscord:
                 50035,
                 f"Interaction callback type {ctype} is invalid for interaction type {rec.type}",
             )
+        if ctype == AUTOCOMPLETE_RESULT:
+            check_autocomplete(data)
         ch = self.channels[rec.channel_id]
         resource: JSON = {"type": ctype}
         message: FakeMessage | None = None

@@ -291,3 +291,19 @@ async def test_a_dropped_response_still_takes_effect(
     with pytest.raises((aiohttp.ClientError, OSError)):
         await channel.send("next")  # the fault is still armed: this one loses its answer
     assert [m.content for m in fake_discord.messages_in(channel.id)] == ["landed", "next"]
+
+
+def test_autocomplete_answers_are_checked() -> None:
+    from tests.fakediscord.limits import LimitRefused, check_autocomplete
+
+    check_autocomplete({"choices": [{"name": "n" * 100, "value": "v" * 100}] * 25})
+    with pytest.raises(LimitRefused) as info:
+        check_autocomplete({"choices": [{"name": "x", "value": "x"}] * 26})
+    assert info.value.status == 400 and info.value.body["code"] == 50035
+    tree = info.value.body["errors"]["data"]["choices"]["_errors"]
+    assert tree[0]["code"] == "BASE_TYPE_MAX_LENGTH"
+    with pytest.raises(LimitRefused) as info:
+        check_autocomplete({"choices": [{"name": "", "value": "v" * 101}]})
+    choice = info.value.body["errors"]["data"]["choices"]["0"]
+    assert choice["name"]["_errors"][0]["code"] == "BASE_TYPE_BAD_LENGTH"
+    assert choice["value"]["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
