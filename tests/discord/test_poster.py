@@ -370,6 +370,12 @@ def test_names_are_escaped_and_embeds_fit_discord_limits() -> None:
             "choices": {"a": "full_frontal_strike", "b": "evade"},
             "rolls": rolls,
             "log": [f"2.14: {evil} does something {i}" for i in range(100)],
+            # a stored result always carries the duel state (the winner's name is read there)
+            "state": {
+                "a": {"name": evil, "str": 5, "agi": 6},
+                "b": {"name": "Bob", "str": 4, "agi": 7},
+                "locked": False,
+            },
         },
         "winner_name": evil,
         "seed": "ab" * 32,
