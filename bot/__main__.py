@@ -106,6 +106,19 @@ def run_bot(config_path: str | None) -> int:
     except ConfigError as exc:
         print(f"duelbot: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    profile = os.environ.get("DUELBOT_PROFILE", "").strip()
+    if profile:  # cProfile the whole run into this file (benchmarks: docs/benchmarks.md)
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        try:
+            return asyncio.run(serve(settings, token))
+        except KeyboardInterrupt:
+            return EXIT_OK
+        finally:
+            profiler.disable()
+            profiler.dump_stats(profile)
     try:
         return asyncio.run(serve(settings, token))
     except KeyboardInterrupt:

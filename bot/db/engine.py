@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import AsyncAdaptedQueuePool, Pool
 
 from bot.db.models import OutboxPost
+from bot.db.sqlite_onehop import onehop_dbapi
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,8 @@ def make_engine(
             echo=echo,
             hide_parameters=True,  # SQL logs must never show a secret move
             connect_args={"timeout": SQLITE_BUSY_TIMEOUT, **extra},
+            # one worker-thread hop per statement instead of four (bot/db/sqlite_onehop.py)
+            module=onehop_dbapi(),
             **pool_args,
         )
         _configure_sqlite(engine)

@@ -5,11 +5,12 @@ FOR UPDATE there. Nothing here commits: the calling service owns the transaction
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import Row, and_, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.db.models import AuditEntry, Duel, DuellistProfile, GuildSettings, Round, Submission
 
@@ -258,3 +259,85 @@ async def standing_choices(
     for sub in (await session.execute(stmt)).scalars():
         found.setdefault(sub.round_id, {})[sub.side] = sub.move
     return found
+
+
+# -- the move hot path (issue 14): Core statements on the transaction's connection, rows
+# instead of ORM objects. Same SQL and the same locks as the ORM reads above.
+
+_MOVE_TARGET_COLUMNS = (
+    Duel.id,
+    Duel.guild_id,
+    Duel.a_user_id,
+    Duel.b_user_id,
+    Duel.ruleset,
+    Duel.state,
+    Duel.options,
+    Duel.status,
+    Round.id.label("round_id"),
+    Round.number.label("round_number"),
+    Round.deadline.label("round_deadline"),
+)
+
+
+async def move_targets(
+    conn: AsyncConnection, *, duel_id: int | None = None, user_id: int | None = None
+) -> Sequence[Row[Any]]:
+    """The duel and its open round, row-locked, as ``duel_and_open_round_for_update``
+    (``duel_id``) or ``open_rounds_of_user(lock=True)`` (``user_id``: the user's live duels
+    with an open round, by duel id) read them: one row each."""
+    if duel_id is not None:
+        stmt = (
+            select(*_MOVE_TARGET_COLUMNS)
+            .join(Round, and_(Round.duel_id == Duel.id, Round.status == "open"))
+            .where(Duel.id == duel_id)
+        )
+    else:
+        stmt = (
+            select(*_MOVE_TARGET_COLUMNS)
+            .join(Round, Round.duel_id == Duel.id)
+            .where(
+                Duel.status == "live",
+                Round.status == "open",
+                or_(Duel.a_user_id == user_id, Duel.b_user_id == user_id),
+            )
+            .order_by(Duel.id)
+        )
+    return (await conn.execute(stmt.with_for_update())).all()
+
+
+async def current_move(conn: AsyncConnection, round_id: int, side: str) -> Row[int, str] | None:
+    """(id, move) of the side's current (not superseded) submission in the round."""
+    stmt = select(Submission.id, Submission.move).where(
+        Submission.round_id == round_id,
+        Submission.side == side,
+        Submission.superseded_at.is_(None),
+    )
+    return (await conn.execute(stmt)).first()
+
+
+async def count_moves(conn: AsyncConnection, round_id: int, side: str) -> int:
+    stmt = select(func.count()).where(Submission.round_id == round_id, Submission.side == side)
+    return int((await conn.execute(stmt)).scalar_one())
+
+
+async def store_move(
+    conn: AsyncConnection,
+    *,
+    round_id: int,
+    side: str,
+    user_id: int,
+    move: str,
+    via: str,
+    at: datetime,
+    supersede_id: int | None,
+) -> None:
+    """Insert the move; ``supersede_id``: the submission it replaces, marked first."""
+    if supersede_id is not None:
+        await conn.execute(
+            update(Submission).where(Submission.id == supersede_id).values(superseded_at=at)
+        )
+    await conn.execute(
+        insert(Submission).values(
+            round_id=round_id, side=side, user_id=user_id, move=move, via=via, submitted_at=at
+        )
+    )

@@ -112,8 +112,11 @@ def winner_name(result: RoundResult | Mapping[str, Any]) -> str | None:
     """The winner's name (as given in the duel state), or None."""
     data = _stored(result)
     winner = data.get("winner")
+    if winner not in SIDES:
+        return None
+    # A result stored without its state (older rows, hand-made payloads) has no name to give.
     state = data.get("state")
-    entry = state.get(winner) if winner in SIDES and isinstance(state, Mapping) else None
+    entry = state.get(winner) if isinstance(state, Mapping) else None
     if not isinstance(entry, Mapping):
         return None
     name = entry.get("name", "")
@@ -200,9 +203,9 @@ def round_result_of_post(message: RoundResultPost) -> RoundResultView:
     undo = message.follows_undo
     return replace(
         view,
-        # The post's duellists are those of the stored state; their names as posted.
-        a=replace(view.a, name=message.a.name),
-        b=replace(view.b, name=message.b.name),
+        # The post names the duellists as the close stored them, as every other post does.
+        a=replace(view.a, name=message.a.name or view.a.name),
+        b=replace(view.b, name=message.b.name or view.b.name),
         winner=message.winner_name,
         closed_how=CLOSE_REASONS.get(message.reason, message.reason),
         follows_undo=None if undo is None else UndoNote(undo.round_no, undo.undone_by, undo.reason),

@@ -50,6 +50,7 @@ from bot.services.messages import (
     RoundResultPost,
     RoundUndone,
 )
+from bot.services.move_intake import GroupCommit, MoveRequest
 from bot.services.profiles import clean_name
 from bot.services.scope import DuelScope
 from bot.services.unit import transaction
@@ -182,6 +183,24 @@ class RoundCommands(DuelUseCases):
         scope = DuelScope.of_duellist(user_id, guild_id)
         if duel_id is not None and not fits_id(duel_id):
             raise scope.not_found(duel_id)
+        req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id)
+        if self._defaults.close_when_all_submitted:  # every move may close: step by step
+            return await self._submit_step_by_step(req)
+        return await self._group_commit().submit(req, self._submit_step_by_step)
+
+    def _group_commit(self) -> GroupCommit:
+        """This service's batcher of moves (bot/services/move_intake.py), made at first use."""
+        batcher: GroupCommit | None = self.__dict__.get("_move_batcher")
+        if batcher is None:
+            batcher = self.__dict__["_move_batcher"] = GroupCommit(self._db, self._defaults)
+        return batcher
+
+    async def _submit_step_by_step(self, req: MoveRequest) -> SubmissionReceipt:
+        """A move in a transaction of its own, with the ORM: every refusal in detail, and
+        the close when the move completes a round that closes at once."""
+        user_id, move, via = req.user_id, req.move, req.via
+        duel_id, round_no, guild_id = req.duel_id, req.round_no, req.guild_id
+        scope = DuelScope.of_duellist(user_id, guild_id)
         async with transaction(self._db) as session:
             if duel_id is None:  # a DM without "#N": the sender's one open round, locked
                 found: tuple[Duel, Round] | None = await self._only_open_duel(session, user_id)
@@ -325,8 +344,7 @@ class RoundCommands(DuelUseCases):
         found = mine or found
         if len(found) > 1:
             listing = ", ".join(
-                f"#{d.id} vs {d.state[other_side(side_of(d, user_id))]['name']}"
-                for d, _ in found
+                f"#{d.id} vs {d.state[other_side(side_of(d, user_id))]['name']}" for d, _ in found
             )
             raise AmbiguousDuel(
                 f"You are in several open duels ({listing}).", tuple(d.id for d, _ in found)

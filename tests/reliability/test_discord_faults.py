@@ -264,3 +264,40 @@ async def test_dms_closed_403_50007(fake_discord: FakeDiscord, database: Databas
     check(figures)
     assert figures["dm_closed"] == 2  # her round 1 and round 2 DMs, given up on 50007
     assert figures["dm_closed_notices"] == 2  # one notice per round in the duel's channel
+
+
+async def test_responses_dropped_after_the_post_landed(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    # The strict fake (issue 13): the webhook's and the bot's posts take effect, but their
+    # answers are cut off, and a bot-token read of the channel shows webhook messages
+    # without content or embeds. The retry must find each landed post (the webhook's
+    # through the webhook's own token, the bot's by its nonce and marker): one of each.
+    assert not fake_discord.message_content_intent
+
+    async def inject(w: World) -> None:
+        fake_discord.drop_response_next("POST", channel_webhook(fake_discord), times=2)
+        fake_discord.drop_response_next("POST", CHANNEL_POST, times=2)
+
+    figures = await scenario(fake_discord, database, "responses dropped after success", inject)
+    check(figures)
+    dropped = [r for r in fake_discord.requests if r.dropped]
+    assert len(dropped) == 4, [(r.method, r.path) for r in dropped]
+    # the webhook's messages were looked up through its token, not trusted from history
+    hook = channel_webhook(fake_discord).removesuffix("/*")
+    reads = [r for r in fake_discord.requests if r.method == "GET" and r.path.startswith(hook)]
+    assert reads, "no webhook message read through the webhook token"
+
+
+async def test_webhook_post_dropped_then_retried_is_posted_once(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """The simplest case, on its own: one webhook post (the round result) whose response is
+    lost; the poster retries it; exactly one message carries its marker."""
+
+    async def inject(w: World) -> None:
+        fake_discord.drop_response_next("POST", channel_webhook(fake_discord), times=1)
+
+    figures = await scenario(fake_discord, database, "one webhook response dropped", inject)
+    check(figures)
+    assert [r.dropped for r in fake_discord.requests].count(True) == 1
