@@ -612,6 +612,8 @@ async def crash_run(
             try:
                 result = await run.run()
                 result.responses_dropped = sum(1 for r in fake.requests if r.dropped)
+                # Nothing the bot sent may be over a Discord limit (the strict fake refuses it).
+                result.violations += [f"over a limit: {r}"[:300] for r in fake.limit_refusals]
                 return result
             finally:
                 await run.bot.kill()

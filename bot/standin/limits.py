@@ -13,7 +13,10 @@ Sources (docs/discord.md links each to its test):
   (developers/components/reference);
 - webhook names (create) and usernames (execute): 1 to 80 characters, without "discord" or
   "clyde" in any case, not "everyone"/"here" (developers/resources/webhook#create-webhook);
-- 15 webhooks per channel: 400 / 30007 (developers/topics/opcodes-and-status-codes).
+- 15 webhooks per channel: 400 / 30007 (developers/topics/opcodes-and-status-codes);
+- autocomplete answers: at most 25 choices, names 1 to 100 characters, string values at
+  most 100 (developers/interactions/application-commands#application-command-object-
+  application-command-option-choice-structure).
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ FORBIDDEN_IN_NAMES = ("discord", "clyde")
 RESERVED_NAMES = ("everyone", "here")
 
 
+class LimitRefused(ApiError):
+    """Discord's refusal of an over-limit payload. The fake records each one
+    (``fake.limit_refusals``) and ``fake.check()`` fails on them unless the test expects them
+    (``fake.expect_limit_refusals``): no suite may make the bot send what Discord refuses."""
+
+
 class FormErrors:
     """Collects field errors into Discord's nested ``errors`` tree."""
 
@@ -63,7 +72,7 @@ class FormErrors:
 
     def raise_any(self) -> None:
         if self.tree:
-            raise ApiError(400, INVALID_FORM_BODY, "Invalid Form Body", self.tree)
+            raise LimitRefused(400, INVALID_FORM_BODY, "Invalid Form Body", self.tree)
 
 
 def _text(value: Any) -> str:
@@ -162,6 +171,32 @@ def check_message(body: JSON) -> None:
     errors.raise_any()
 
 
+AUTOCOMPLETE_CHOICES_MAX = 25
+CHOICE_NAME_MAX = 100
+CHOICE_VALUE_MAX = 100
+
+
+def check_autocomplete(data: JSON) -> None:
+    """An autocomplete answer: at most 25 choices, each name 1-100 characters and a string
+    value at most 100 (developers/interactions/application-commands, option choice)."""
+    errors = FormErrors()
+    choices = list(data.get("choices") or [])
+    if len(choices) > AUTOCOMPLETE_CHOICES_MAX:
+        errors.too_long(("data", "choices"), AUTOCOMPLETE_CHOICES_MAX)
+    for i, choice in enumerate(choices):
+        name = str(choice.get("name") or "")
+        if not 1 <= len(name) <= CHOICE_NAME_MAX:
+            errors.add(
+                ("data", "choices", i, "name"),
+                "BASE_TYPE_BAD_LENGTH",
+                f"Must be between 1 and {CHOICE_NAME_MAX} in length.",
+            )
+        value = choice.get("value")
+        if isinstance(value, str) and len(value) > CHOICE_VALUE_MAX:
+            errors.too_long(("data", "choices", i, "value"), CHOICE_VALUE_MAX)
+    errors.raise_any()
+
+
 def name_error(name: str) -> tuple[str, str] | None:
     """Why Discord refuses a webhook name or username, as (code, message); None if it is
     fine."""
@@ -189,6 +224,6 @@ def check_webhook_name(field_name: str, name: Any) -> None:
 
 def check_webhook_count(existing: int) -> None:
     if existing >= WEBHOOKS_PER_CHANNEL:
-        raise ApiError(
+        raise LimitRefused(
             400, MAX_WEBHOOKS, f"Maximum number of webhooks reached ({WEBHOOKS_PER_CHANNEL})"
         )

@@ -37,7 +37,13 @@ from .interactions import (
     ReplyKind,
     wait_until,
 )
-from .limits import check_message, check_webhook_count, check_webhook_name
+from .limits import (
+    LimitRefused,
+    check_autocomplete,
+    check_message,
+    check_webhook_count,
+    check_webhook_name,
+)
 from .models import (
     ADMINISTRATOR,
     ALL_PERMISSIONS,
@@ -185,6 +191,10 @@ class FakeDiscord:
         #: Seconds a (author, nonce) pair is remembered for enforce_nonce ("a few minutes").
         self.nonce_window = nonce_window
         self._nonces: dict[tuple[int, str], tuple[float, int]] = {}
+        #: Requests refused for being over a Discord limit (limits.py), as "METHOD /path:
+        #: body". check() fails on any unless ``expect_limit_refusals`` is set.
+        self.limit_refusals: list[str] = []
+        self.expect_limit_refusals = False
 
         self.users: dict[int, FakeUser] = {}
         self.bot_user = self.add_user(bot_name, id=bot_id, bot=True)
@@ -274,12 +284,18 @@ class FakeDiscord:
         return f"ws://{self.host}:{self.port}/gateway"
 
     def check(self) -> None:
-        """Raise AssertionError if the bot hit unknown routes or the fake itself failed."""
+        """Raise AssertionError if the bot hit unknown routes, the fake itself failed, or the
+        bot sent a payload over one of Discord's limits (unless the test expects that)."""
         problems: list[str] = []
         if self.unknown_routes:
             problems.append("unknown routes: " + ", ".join(self.unknown_routes))
         if self.errors:
             problems.append("fakediscord internal errors:\n" + "\n".join(self.errors))
+        if self.limit_refusals and not self.expect_limit_refusals:
+            problems.append(
+                "payloads over Discord's limits (refused as Discord would):\n"
+                + "\n".join(self.limit_refusals)
+            )
         if problems:
             raise AssertionError("fakediscord: " + "\n".join(problems))
 
@@ -1225,6 +1241,9 @@ class FakeDiscord:
         ctx = Ctx(rec.method, rec.path, params, request.query, rec.json, rec.files, request.headers)
         try:
             out = await fn(ctx)
+        except LimitRefused as err:
+            self.limit_refusals.append(f"{rec.method} {rec.path}: {json.dumps(err.body)}")
+            return err.status, err.body
         except ApiError as err:
             return err.status, err.body
         except Exception:
@@ -1936,6 +1955,8 @@ class FakeDiscord:
                 50035,
                 f"Interaction callback type {ctype} is invalid for interaction type {rec.type}",
             )
+        if ctype == AUTOCOMPLETE_RESULT:
+            check_autocomplete(data)
         ch = self.channels[rec.channel_id]
         resource: JSON = {"type": ctype}
         message: FakeMessage | None = None

@@ -124,6 +124,7 @@ async def test_a_channel_full_of_webhooks_gets_the_post_as_the_bot(
     fake: FakeDiscord, database: Database
 ) -> None:
     # Discord allows 15 webhooks per channel; the 16th is refused with 400 / 30007.
+    fake.expect_limit_refusals = True
     async with running_bot(fake, database) as world:
         for i in range(15):
             fake.add_webhook(world.channel_id, f"someone else's hook {i}")
@@ -136,6 +137,8 @@ async def test_a_channel_full_of_webhooks_gets_the_post_as_the_bot(
         [create] = fake.requests_to("POST", WEBHOOKS)
         assert create.status == 400 and create.response["code"] == 30007
         assert len([h for h in fake.webhooks.values() if h.channel_id == world.channel_id]) == 15
+        [refusal] = fake.limit_refusals
+        assert "30007" in refusal
 
 
 async def test_round_dm_has_one_button_per_move(fake: FakeDiscord, database: Database) -> None:
@@ -367,6 +370,12 @@ def test_names_are_escaped_and_embeds_fit_discord_limits() -> None:
             "choices": {"a": "full_frontal_strike", "b": "evade"},
             "rolls": rolls,
             "log": [f"2.14: {evil} does something {i}" for i in range(100)],
+            # a stored result always carries the duel state (the winner's name is read there)
+            "state": {
+                "a": {"name": evil, "str": 5, "agi": 6},
+                "b": {"name": "Bob", "str": 4, "agi": 7},
+                "locked": False,
+            },
         },
         "winner_name": evil,
         "seed": "ab" * 32,

@@ -23,6 +23,7 @@ class Bot(discord.Client):
 
 @pytest.fixture
 async def bot(fake_discord: FakeDiscord) -> AsyncIterator[discord.Client]:  # noqa: F811
+    fake_discord.expect_limit_refusals = True  # these tests send over-limit payloads
     fake_discord.add_guild("Duel Hall")
     async with run_bot(Bot(), fake_discord) as client:
         yield client
@@ -254,6 +255,21 @@ async def test_enforce_nonce_returns_the_first_message(
     assert len(fake_discord.messages_in(channel.id)) == 3
 
 
+async def test_over_limit_payloads_fail_the_fakes_check_unless_expected(
+    fake_discord: FakeDiscord,  # noqa: F811
+    bot: discord.Client,
+) -> None:
+    channel = channel_of(fake_discord, bot)
+    await refused(channel.send("x" * 2001))
+    [refusal] = fake_discord.limit_refusals
+    assert refusal.startswith(f"POST /channels/{channel.id}/messages: ") and "50035" in refusal
+    fake_discord.expect_limit_refusals = False
+    with pytest.raises(AssertionError, match="over Discord's limits"):
+        fake_discord.check()
+    fake_discord.limit_refusals.clear()
+    fake_discord.check()
+
+
 async def test_a_dropped_response_still_takes_effect(
     fake_discord: FakeDiscord,  # noqa: F811
     bot: discord.Client,
@@ -275,3 +291,19 @@ async def test_a_dropped_response_still_takes_effect(
     with pytest.raises((aiohttp.ClientError, OSError)):
         await channel.send("next")  # the fault is still armed: this one loses its answer
     assert [m.content for m in fake_discord.messages_in(channel.id)] == ["landed", "next"]
+
+
+def test_autocomplete_answers_are_checked() -> None:
+    from tests.fakediscord.limits import LimitRefused, check_autocomplete
+
+    check_autocomplete({"choices": [{"name": "n" * 100, "value": "v" * 100}] * 25})
+    with pytest.raises(LimitRefused) as info:
+        check_autocomplete({"choices": [{"name": "x", "value": "x"}] * 26})
+    assert info.value.status == 400 and info.value.body["code"] == 50035
+    tree = info.value.body["errors"]["data"]["choices"]["_errors"]
+    assert tree[0]["code"] == "BASE_TYPE_MAX_LENGTH"
+    with pytest.raises(LimitRefused) as info:
+        check_autocomplete({"choices": [{"name": "", "value": "v" * 101}]})
+    choice = info.value.body["errors"]["data"]["choices"]["0"]
+    assert choice["name"]["_errors"][0]["code"] == "BASE_TYPE_BAD_LENGTH"
+    assert choice["value"]["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
