@@ -40,7 +40,7 @@ from bot.db import queries
 from bot.db.engine import Database, DatabaseUnavailable
 from bot.db.models import utcnow
 from bot.rules.errors import RulesError
-from bot.services.duel_support import RULE_SETTINGS, other_side, ruleset_of
+from bot.services.duel_support import RULE_SETTINGS, move_receipt, ruleset_of
 from bot.services.errors import DomainError, Unavailable
 from bot.services.scope import DuelScope
 from bot.services.views import SubmissionReceipt
@@ -194,21 +194,8 @@ class GroupCommit:
             at=now,
             supersede_id=None if current is None else current.id,
         )
-        return SubmissionReceipt(
-            duel_id=row.id,
-            guild_id=row.guild_id,
-            round_no=row.round_number,
-            side=side,
-            move=move_id,
-            move_label=ruleset.choice_label(move_id),
-            changed_from=changed_from,
-            deadline=row.round_deadline,
-            opponent_name=row.state[other_side(side)]["name"],
-            closed=None,
-            changed_from_label=(
-                None if changed_from is None else ruleset.choice_label(changed_from)
-            ),
-        )
+        where = (row.id, row.guild_id, row.state), (row.round_number, row.round_deadline)
+        return move_receipt(ruleset, *where, side, move_id, changed_from)
 
     def _change_of_choice(self, options: dict[str, Any] | None) -> bool:
         rules = {key: getattr(self._defaults, key) for key in RULE_SETTINGS}
