@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import queries
@@ -105,7 +104,7 @@ class ProfileService:
         except RulesError as exc:
             raise InvalidInput(exc.message) from None
         async with transaction(self._db) as session:
-            row = await self._locked_row(session, guild_id, member.user_id)
+            row = await queries.profile_for_update(session, guild_id, member.user_id)
             current = _stored_sheet(row, rules)
             try:
                 sheet = rules.validate_sheet({**current, **fields})
@@ -197,17 +196,6 @@ class ProfileService:
         )
         await session.flush()
         return row
-
-    @staticmethod
-    async def _locked_row(
-        session: AsyncSession, guild_id: int, user_id: int
-    ) -> DuellistProfile | None:
-        stmt = (
-            select(DuellistProfile)
-            .where(DuellistProfile.guild_id == guild_id, DuellistProfile.user_id == user_id)
-            .with_for_update()
-        )
-        return (await session.execute(stmt)).scalar_one_or_none()
 
 
 def refuse_own_profile(actor_id: int, member: MemberRef, what: str) -> None:
