@@ -110,8 +110,7 @@ class GroupCommit:
         outcomes: list[Outcome] = []
         committing = False
         try:
-            async with self._db.transaction() as session:
-                conn = await session.connection()
+            async with self._db.core_transaction() as conn:
                 for req, future in batch:
                     if future.done():  # the caller gave up (cancelled): not taken
                         outcomes.append(STEP_BY_STEP)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import SessionTransaction
+from sqlalchemy.engine import Connection
 
 from bot.config import DuelSettings
 from bot.db.engine import Database
@@ -77,18 +77,18 @@ async def test_a_failed_commit_acknowledges_no_move(
 ) -> None:
     services = Services.create(database, DuelSettings())
     await duel_with_round(services)
-    real_commit = SessionTransaction.commit
+    real_commit = Connection._commit_impl
 
-    def failing(self: SessionTransaction, _to_root: bool = False) -> Any:
+    def failing(self: Connection) -> Any:
         raise OperationalError("COMMIT", {}, Exception("disk I/O error"))
 
-    monkeypatch.setattr(SessionTransaction, "commit", failing)
+    monkeypatch.setattr(Connection, "_commit_impl", failing)
     results = await asyncio.gather(
         services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text"),
         services.duels.submit_move(user_id=BOB.user_id, move="ev", via="dm_text"),
         return_exceptions=True,
     )
-    monkeypatch.setattr(SessionTransaction, "commit", real_commit)
+    monkeypatch.setattr(Connection, "_commit_impl", real_commit)
     assert all(isinstance(r, Unavailable) for r in results), results
     assert await submissions(database) == []
     # and the next moves go through
