@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, bindparam, func, insert, or_, select, update
+from sqlalchemy import Row, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
@@ -259,14 +259,14 @@ _TARGETS_OF_USER = (
     .order_by(Duel.id)
     .with_for_update()
 )
-_CURRENT_MOVE = select(Submission.id, Submission.move).where(
-    Submission.round_id == bindparam("round_id"),
-    Submission.side == bindparam("side"),
-    Submission.superseded_at.is_(None),
-)
-_COUNT_MOVES = select(func.count()).where(
-    Submission.round_id == bindparam("round_id"), Submission.side == bindparam("side")
-)
+# The side's moves in the round: how many were stored (superseded ones included: the change
+# cap counts them) and the current one (at most one is not superseded), in one statement.
+_CURRENT = Submission.superseded_at.is_(None)
+_SIDE_MOVES = select(
+    func.count(),
+    func.max(case((_CURRENT, Submission.id))),
+    func.max(case((_CURRENT, Submission.move))),
+).where(Submission.round_id == bindparam("round_id"), Submission.side == bindparam("side"))
 _SUPERSEDE = (
     update(Submission)
     .where(Submission.id == bindparam("submission_id"))
@@ -286,14 +286,12 @@ async def move_targets(
     return (await conn.execute(_TARGETS_OF_USER, {"user_id": user_id})).all()
 
 
-async def current_move(conn: AsyncConnection, round_id: int, side: str) -> Row[int, str] | None:
-    """(id, move) of the side's current (not superseded) submission in the round."""
-    return (await conn.execute(_CURRENT_MOVE, {"round_id": round_id, "side": side})).first()
-
-
-async def count_moves(conn: AsyncConnection, round_id: int, side: str) -> int:
-    result = await conn.execute(_COUNT_MOVES, {"round_id": round_id, "side": side})
-    return int(result.scalar_one())
+async def side_moves(
+    conn: AsyncConnection, round_id: int, side: str
+) -> tuple[int, int | None, str | None]:
+    """(moves stored, id of the current one, its move) for the side in the round."""
+    row = (await conn.execute(_SIDE_MOVES, {"round_id": round_id, "side": side})).one()
+    return int(row[0]), row[1], row[2]
 
 
 async def store_move(

@@ -174,15 +174,12 @@ class GroupCommit:
         now = utcnow()
         if row.round_deadline is not None and now >= row.round_deadline:
             raise _StepByStep
-        current = await queries.current_move(conn, row.round_id, side)
-        changed_from = None
-        if current is not None:
+        stored, current_id, changed_from = await queries.side_moves(conn, row.round_id, side)
+        if current_id is not None:
             if not self._change_of_choice(row.options):
                 raise _StepByStep
-            changes = await queries.count_moves(conn, row.round_id, side) - 1
-            if changes >= self._defaults.max_move_changes:
+            if stored - 1 >= self._defaults.max_move_changes:  # changes made so far
                 raise _StepByStep
-            changed_from = current.move
         await queries.store_move(
             conn,
             round_id=row.round_id,
@@ -191,7 +188,7 @@ class GroupCommit:
             move=move_id,
             via=req.via,
             at=now,
-            supersede_id=None if current is None else current.id,
+            supersede_id=current_id,
         )
         return SubmissionReceipt(
             duel_id=row.id,

@@ -8,8 +8,8 @@ import asyncio
 from typing import Any
 
 import pytest
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
 
 from bot.config import DuelSettings
 from bot.db.engine import Database
