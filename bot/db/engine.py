@@ -121,7 +121,11 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        # FULL: a COMMIT returns once the WAL is on disk (fsync), so an acknowledged move
+        # survives a power cut too; NORMAL only survives a crash of the process. Measured
+        # on this VM: 0.66 ms of wall time and 0.13 ms of CPU per commit, in aiosqlite's
+        # thread; group commit shares one among the moves of a batch (issue 14).
+        cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT * 1000)}")
         cursor.close()
 
