@@ -29,16 +29,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.config import DuelSettings
-from bot.db import queries
+from bot.db import queries, sqlite_moves
 from bot.db.engine import Database, DatabaseUnavailable
 from bot.db.models import utcnow
+from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.services.duel_support import RULE_SETTINGS, other_side, ruleset_of
 from bot.services.errors import DomainError, Unavailable
@@ -67,6 +70,44 @@ class _StepByStep(Exception):
 # A batch's outcome for one move: its receipt, or "run it step by step".
 STEP_BY_STEP = object()
 Outcome = SubmissionReceipt | BaseException | object
+
+
+@dataclass(frozen=True)
+class _Move:
+    row: Any  # the duel and its open round (a Row, or sqlite_moves.MoveTarget)
+    side: str
+    ruleset: Ruleset
+    move_id: str
+    at: datetime
+
+    def store_args(self, req: MoveRequest, supersede_id: int | None) -> dict[str, Any]:
+        return {
+            "round_id": self.row.round_id,
+            "side": self.side,
+            "user_id": req.user_id,
+            "move": self.move_id,
+            "via": req.via,
+            "at": self.at,
+            "supersede_id": supersede_id,
+        }
+
+    def receipt(self, changed_from: str | None) -> SubmissionReceipt:
+        row, ruleset = self.row, self.ruleset
+        return SubmissionReceipt(
+            duel_id=row.id,
+            guild_id=row.guild_id,
+            round_no=row.round_number,
+            side=self.side,
+            move=self.move_id,
+            move_label=ruleset.choice_label(self.move_id),
+            changed_from=changed_from,
+            deadline=row.round_deadline,
+            opponent_name=row.state[other_side(self.side)]["name"],
+            closed=None,
+            changed_from_label=(
+                None if changed_from is None else ruleset.choice_label(changed_from)
+            ),
+        )
 
 
 class GroupCommit:
@@ -111,16 +152,22 @@ class GroupCommit:
         committing = False
         try:
             async with self._db.core_transaction() as conn:
-                for req, future in batch:
-                    if future.done():  # the caller gave up (cancelled): not taken
-                        outcomes.append(STEP_BY_STEP)
-                        continue
-                    try:
-                        outcomes.append(await self._take(conn, req))
-                    except _StepByStep:
-                        outcomes.append(STEP_BY_STEP)
+                if self._db.dialect == "sqlite":  # the whole batch in one thread call
+                    outcomes = await sqlite_moves.run_batch(
+                        conn, lambda c: self._take_all_sync(c, batch)
+                    )
+                else:
+                    for req, future in batch:
+                        if future.done():  # the caller gave up (cancelled): not taken
+                            outcomes.append(STEP_BY_STEP)
+                            continue
+                        try:
+                            outcomes.append(await self._take(conn, req))
+                        except _StepByStep:
+                            outcomes.append(STEP_BY_STEP)
                 committing = True
         except Exception as exc:
+            committing = committing or isinstance(exc, sqlite_moves.CommitFailed)
             unavailable = isinstance(exc, DatabaseUnavailable) and "deadlock" not in str(exc)
             if not committing and not unavailable:
                 # A statement failed (a conflict, a bug): the whole batch rolled back; each
@@ -147,17 +194,38 @@ class GroupCommit:
                 future.set_result(outcome)
 
     async def _take(self, conn: AsyncConnection, req: MoveRequest) -> SubmissionReceipt:
-        """One move on the batch's connection; _StepByStep before any write if this path
-        does not handle it."""
+        """One move on the batch's connection (PostgreSQL); _StepByStep before any write if
+        this path does not handle it."""
         if req.duel_id is not None:
             rows = await queries.move_targets(conn, duel_id=req.duel_id)
         else:
             rows = await queries.move_targets(conn, user_id=req.user_id)
+        move = self._checked(rows, req)
+        found = await queries.side_moves(conn, move.row.round_id, move.side)
+        supersede = self._change_checked(move, *found)
+        await queries.store_move(conn, **move.store_args(req, supersede))
+        return move.receipt(found[2])
+
+    def _take_sync(self, c: sqlite3.Connection, req: MoveRequest) -> SubmissionReceipt:
+        """The same on SQLite, in aiosqlite's thread (bot/db/sqlite_moves.py)."""
+        if req.duel_id is not None:
+            rows = sqlite_moves.move_targets(c, duel_id=req.duel_id)
+        else:
+            rows = sqlite_moves.move_targets(c, user_id=req.user_id)
+        move = self._checked(rows, req)
+        found = sqlite_moves.side_moves(c, move.row.round_id, move.side)
+        supersede = self._change_checked(move, *found)
+        sqlite_moves.store_move(c, **move.store_args(req, supersede))
+        return move.receipt(found[2])
+
+    def _checked(self, rows: Sequence[Any], req: MoveRequest) -> _Move:
+        """The move's duel, side and move id, or _StepByStep (a refusal, a DM that finds no
+        or several open rounds, a duel whose steps close at once)."""
         if len(rows) != 1:
             raise _StepByStep
         row = rows[0]
         if row.status != "live" or not DuelScope.of_duellist(req.user_id, req.guild_id).includes(
-            row  # type: ignore[arg-type]  # a row has the duel's columns
+            row
         ):
             raise _StepByStep
         side = "a" if row.a_user_id == req.user_id else "b"
@@ -174,37 +242,33 @@ class GroupCommit:
         now = utcnow()
         if row.round_deadline is not None and now >= row.round_deadline:
             raise _StepByStep
-        stored, current_id, changed_from = await queries.side_moves(conn, row.round_id, side)
+        return _Move(row, side, ruleset, move_id, now)
+
+    def _change_checked(
+        self, move: _Move, stored: int, current_id: int | None, _current: str | None
+    ) -> int | None:
+        """The id of the submission this move supersedes (None for a first move), or
+        _StepByStep when the change is not allowed or past the cap."""
         if current_id is not None:
-            if not self._change_of_choice(row.options):
+            if not self._change_of_choice(move.row.options):
                 raise _StepByStep
             if stored - 1 >= self._defaults.max_move_changes:  # changes made so far
                 raise _StepByStep
-        await queries.store_move(
-            conn,
-            round_id=row.round_id,
-            side=side,
-            user_id=req.user_id,
-            move=move_id,
-            via=req.via,
-            at=now,
-            supersede_id=current_id,
-        )
-        return SubmissionReceipt(
-            duel_id=row.id,
-            guild_id=row.guild_id,
-            round_no=row.round_number,
-            side=side,
-            move=move_id,
-            move_label=ruleset.choice_label(move_id),
-            changed_from=changed_from,
-            deadline=row.round_deadline,
-            opponent_name=row.state[other_side(side)]["name"],
-            closed=None,
-            changed_from_label=(
-                None if changed_from is None else ruleset.choice_label(changed_from)
-            ),
-        )
+        return current_id
+
+    def _take_all_sync(
+        self, c: sqlite3.Connection, batch: list[tuple[MoveRequest, asyncio.Future[Outcome]]]
+    ) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        for req, future in batch:
+            if future.done():  # read across threads: a stale False only means it is taken
+                outcomes.append(STEP_BY_STEP)
+                continue
+            try:
+                outcomes.append(self._take_sync(c, req))
+            except _StepByStep:
+                outcomes.append(STEP_BY_STEP)
+        return outcomes
 
     def _change_of_choice(self, options: dict[str, Any] | None) -> bool:
         rules = {key: getattr(self._defaults, key) for key in RULE_SETTINGS}
