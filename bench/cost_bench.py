@@ -27,7 +27,7 @@ Phases, per process under test:
 3. CPU per event of the process (utime + stime from /proc/<pid>/stat over each phase, idle
    background included; the idle rate is printed too);
 4. the highest click rate sustained with p99 < 100 ms: the offered rate steps up (x1.25)
-   until p99 reaches 100 ms (or an answer is missing).
+   until p99 reaches 100 ms (or an answer is missing) in two tries of the step.
 On PostgreSQL only the sustained click rate is measured, for one and for two processes.
 
 Ratios against the echo bot are taken within the same run; figures on a shared 2-core
@@ -498,6 +498,14 @@ async def sustained(
         step = await measured("sustain", rate, count, run, children, db)
         steps.append(step)
         ok = step.answered == step.events and step.p99_ms < SUSTAIN_P99_MS and step.lost == 0
+        if not ok and step.lost == 0:
+            # One more try after a pause: on a shared machine one step can fall on another
+            # process's burst; the rate counts as sustained if either try kept p99 under.
+            await asyncio.sleep(2.0)
+            step = await measured("sustain", rate, count, run, children, db)
+            steps.append(step)
+            ok = step.answered == step.events and step.p99_ms < SUSTAIN_P99_MS
+            ok = ok and step.lost == 0
         print(
             f"    {rate:7.0f}/s offered ({step.sent_rate:.0f}/s sent): p50 {step.p50_ms:.1f} ms, "
             f"p99 {step.p99_ms:.1f} ms, lost {step.lost}",
