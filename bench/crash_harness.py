@@ -107,6 +107,7 @@ class RunResult:
     old_button_answered: int = 0
     drain_s: float = 0.0
     duration_s: float = 0.0
+    responses_dropped: int = 0  # requests that took effect but whose answer was cut off
     violations: list[str] = field(default_factory=list)
 
     @property
@@ -583,12 +584,20 @@ async def crash_run(
     duels: int = 6,
     backend: str = "?",
     kill_window: tuple[float, float] = (0.3, 2.5),
+    drop_responses: int = 0,
 ) -> RunResult:
     """One seeded run on an already migrated database ``db_url``; each kill comes a random
-    ``kill_window`` seconds after the (re)start."""
+    ``kill_window`` seconds after the (re)start.
+
+    The fake is strict (issue 13): no MESSAGE_CONTENT intent, so bot-token reads of webhook
+    messages come back blank; ``drop_responses`` > 0 also cuts off the answers of that many
+    webhook executions and of that many bot message posts after they took effect."""
     db = make_database(db_url)
     try:
-        async with FakeDiscord(token="fake.token") as fake:
+        async with FakeDiscord(token="fake.token", message_content_intent=False) as fake:
+            if drop_responses:
+                fake.drop_response_next("POST", "/webhooks/*/*", times=drop_responses)
+                fake.drop_response_next("POST", "/channels/*/messages", times=drop_responses)
             run = CrashRun(
                 fake,
                 db,
@@ -601,7 +610,11 @@ async def crash_run(
                 kill_window=kill_window,
             )
             try:
-                return await run.run()
+                result = await run.run()
+                result.responses_dropped = sum(1 for r in fake.requests if r.dropped)
+                # Nothing the bot sent may be over a Discord limit (the strict fake refuses it).
+                result.violations += [f"over a limit: {r}"[:300] for r in fake.limit_refusals]
+                return result
             finally:
                 await run.bot.kill()
     finally:

@@ -731,6 +731,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _finish(run_bot(args.config))
 
 
+def cmd_sync_commands(args: argparse.Namespace) -> int:
+    sync = _lazy("bot.sync_commands", "main", "sync-commands")
+    return _finish(sync(args.config))
+
+
 def cmd_sandbox(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port must be 0..65535 (0: any free port), not {args.port}")
@@ -921,6 +926,18 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the Discord bot")
     run.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
     run.set_defaults(func=cmd_run)
+
+    sync = sub.add_parser(
+        "sync-commands",
+        help="register the slash commands with Discord once, then exit",
+        description="Register the slash commands with Discord once (globally, or to\n"
+        "[discord] sync_guild_ids) and exit: for a bot run as several processes, run it\n"
+        "once per release and set [discord] sync_commands = false on every process (or let\n"
+        "only the process that holds shard 0 sync at start). Needs DISCORD_TOKEN.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sync.add_argument("--config", metavar="FILE", default=None, help="config TOML file")
+    sync.set_defaults(func=cmd_sync_commands)
 
     sandbox = sub.add_parser(
         "sandbox",

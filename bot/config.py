@@ -38,6 +38,12 @@ class DiscordSettings:
     # Guild ids to sync slash commands to instantly (development); empty = global sync.
     sync_guild_ids: tuple[int, ...] = ()
     sync_commands: bool = True
+    # Several processes of one bot (issue 13): api_base_url is a REST proxy that owns the
+    # rate limits (nirn-proxy, twilight-http-proxy): the built-in pacer steps aside.
+    rest_proxy: bool = False
+    # Without a proxy: the share of the bot-wide 50 requests/s this process paces itself to
+    # (e.g. 0.5 for each of two processes).
+    rest_share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,8 @@ def load_settings(
                 "shard_ids",
                 "sync_guild_ids",
                 "sync_commands",
+                "rest_proxy",
+                "rest_share",
                 "token",
             },
         ),
@@ -185,7 +193,14 @@ def load_settings(
         shard_ids=None if shard_ids is None else _int_tuple("discord", "shard_ids", shard_ids),
         sync_guild_ids=_int_tuple("discord", "sync_guild_ids", dc.get("sync_guild_ids", [])),
         sync_commands=_typed("discord", "sync_commands", dc.get("sync_commands", True), bool),
+        rest_proxy=_typed("discord", "rest_proxy", dc.get("rest_proxy", False), bool),
+        rest_share=_typed("discord", "rest_share", dc.get("rest_share", 1.0), float),
     )
+    if not 0 < discord.rest_share <= 1:
+        raise ConfigError(
+            "[discord] rest_share must be more than 0 and at most 1 (this process's share of "
+            "the bot's 50 requests per second), e.g. 0.5 for each of two processes."
+        )
     if discord.shard_count is not None and discord.shard_count < 1:
         raise ConfigError("[discord] shard_count must be at least 1.")
     if discord.shard_ids is not None:

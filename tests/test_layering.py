@@ -114,6 +114,55 @@ def test_the_discord_layer_never_imports_the_db_layer() -> None:
     assert violations("discord", DISCORD_FORBIDDEN) == []
 
 
+# The presentation package (issue 12): views and renderers over plain data. It may read the
+# rules and the services' plain data types (views, outbox messages), never the database, a
+# use case or the Discord layer; discord.py only in its Discord-format modules (discord_*.py:
+# the embed renderer needs discord.Embed and its escapes).
+PRESENTATION_FORBIDDEN = ("bot.db", "bot.discord", "bot.services", "sqlalchemy", "discord")
+PRESENTATION_ALLOWED = ("bot.services.views", "bot.services.messages", "bot.archive.links")
+PRESENTATION_DISCORD_MODULES = "discord_"
+
+
+def presentation_violations(root: Path) -> list[str]:
+    bad = []
+    for path in sorted((root / "bot" / "presentation").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        allowed = PRESENTATION_ALLOWED
+        if path.name.startswith(PRESENTATION_DISCORD_MODULES):
+            allowed = (*allowed, "discord")
+        for name in sorted(imports_of_under(path, root)):
+            if any(name == ok or name.startswith(ok + ".") for ok in allowed):
+                continue
+            bad += [
+                f"{rel} imports {name}"
+                for banned in PRESENTATION_FORBIDDEN
+                if name == banned or name.startswith(banned + ".")
+            ]
+    return bad
+
+
+def test_presentation_reads_plain_data_only() -> None:
+    assert list((BOT / "presentation").rglob("*.py")), "bot/presentation has no modules?"
+    assert presentation_violations(ROOT) == []
+
+
+def test_the_presentation_check_catches_discord_and_use_cases(tmp_path: Path) -> None:
+    for rel, source in (
+        ("bot/presentation/markup.py", "import discord\nfrom bot.services.views import X\n"),
+        ("bot/presentation/views.py", "from bot.services.duels import DuelService\n"),
+        ("bot/presentation/discord_posts.py", "import discord\nfrom bot.db import queries\n"),
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(source)
+    assert presentation_violations(tmp_path) == [
+        "bot/presentation/discord_posts.py imports bot.db",
+        "bot/presentation/discord_posts.py imports bot.db.queries",
+        "bot/presentation/markup.py imports discord",
+        "bot/presentation/views.py imports bot.services.duels",
+        "bot/presentation/views.py imports bot.services.duels.DuelService",
+    ]
+
+
 def test_db_never_imports_discord_or_services() -> None:
     assert violations("db", DB_FORBIDDEN) == []
 

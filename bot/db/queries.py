@@ -225,6 +225,42 @@ async def profile_for_update(
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
+async def guild_ids_with_duels(session: AsyncSession) -> list[int]:
+    stmt = select(Duel.guild_id).distinct().order_by(Duel.guild_id)
+    return [int(g) for g in (await session.execute(stmt)).scalars()]
+
+
+async def duels_of_guild(session: AsyncSession, guild_id: int) -> list[Duel]:
+    """Every duel of the server, oldest first."""
+    stmt = select(Duel).where(Duel.guild_id == guild_id).order_by(Duel.id)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def rounds_of_duels(session: AsyncSession, duel_ids: Sequence[int]) -> dict[int, list[Round]]:
+    """Every round of these duels by duel id, each list by number."""
+    rounds: dict[int, list[Round]] = {i: [] for i in duel_ids}
+    if duel_ids:
+        stmt = select(Round).where(Round.duel_id.in_(duel_ids)).order_by(Round.number)
+        for r in (await session.execute(stmt)).scalars():
+            rounds[r.duel_id].append(r)
+    return rounds
+
+
+async def standing_choices(
+    session: AsyncSession, round_ids: Sequence[int]
+) -> dict[int, dict[str, str]]:
+    """Each round's standing (not superseded) choice per side."""
+    if not round_ids:
+        return {}
+    stmt = select(Submission).where(
+        Submission.round_id.in_(round_ids), Submission.superseded_at.is_(None)
+    )
+    found: dict[int, dict[str, str]] = {}
+    for sub in (await session.execute(stmt)).scalars():
+        found.setdefault(sub.round_id, {})[sub.side] = sub.move
+    return found
+
+
 # -- the move hot path (issue 14): Core statements on the transaction's connection, rows
 # instead of ORM objects. Same SQL and the same locks as the ORM reads above.
 

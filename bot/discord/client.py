@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from bot.config import DiscordSettings, Settings
 from bot.discord.flood import UserRateLimiter
-from bot.discord.pacing import GlobalPacer, PacingTrace
+from bot.discord.pacing import GlobalPacer, PacingTrace, shared_pacer
 from bot.services import Services
 
 log = logging.getLogger(__name__)
@@ -91,7 +91,9 @@ class DuelBot(commands.Bot):
     workers' wake-ups, the per-user flood limiter and the global REST pacer."""
 
     def __init__(self, services: Services, settings: Settings, **options: Any) -> None:
-        self.pacing = PacingTrace()
+        # This process's share of the bot's REST budget; behind a REST proxy, the proxy's.
+        self.pacing = PacingTrace(shared_pacer(settings.discord.rest_share))
+        self.pacing.enabled = not settings.discord.rest_proxy
         super().__init__(**_base_kwargs(settings, self.pacing), **options)
         self.services = services
         self.settings = settings

@@ -11,8 +11,8 @@ import discord
 from bot.discord import flood
 from bot.discord.client import DuelBot, services_of
 from bot.discord.errors import reply_ephemeral, user_message
-from bot.discord.posts import button_label
-from bot.discord.render import receipt_text
+from bot.presentation.discord_posts import button_label
+from bot.presentation.discord_replies import receipt_text
 
 # Move ids: rule 2.14's words, and multi-step ids such as FoEQ's
 # ``stake=death;style=quick;slot=0`` or ``reroll:trick:1`` (custom ids stay under 100). A

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import discord
 
-from bot.discord.render import COLOUR, safe
+from bot.presentation.discord_replies import COLOUR
+from bot.presentation.discord_text import safe, timestamp
 from bot.services.ladder_views import (
     DuelLine,
     LadderRecord,
@@ -71,7 +72,7 @@ def _duel_line(duel: DuelLine) -> str:
     moved = "" if duel.kind == "commander" else f" ({change:+.1f})"
     return (
         f"#{duel.duel_id} {KIND_TEXT.get(duel.kind, duel.kind)} vs "
-        f"{safe(duel.opponent_name, 40)}{moved} <t:{int(duel.ended_at.timestamp())}:d>"
+        f"{safe(duel.opponent_name, 40)}{moved} {timestamp(duel.ended_at, date_only=True)}"
     )
 
 

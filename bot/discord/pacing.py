@@ -157,6 +157,19 @@ class GlobalPacer:
         self._done.append(slot)
 
 
+def shared_pacer(share: float = 1.0) -> GlobalPacer:
+    """A pacer for a process that takes ``share`` (0 < share <= 1) of the bot's budget:
+    every figure above scaled down (at least one request per window). Processes of one bot
+    without a REST proxy each take their share (``[discord] rest_share``) so that together
+    they stay under Discord's 50/s."""
+    if not 0 < share <= 1:
+        raise ValueError("share must be in (0, 1]")
+    ceiling = max(1, int(CEILING * share))
+    bulk_ceiling = max(1, min(ceiling, int(BULK_CEILING * share)))
+    bulk_reserved = min(bulk_ceiling, int(BULK_RESERVED * share))
+    return GlobalPacer(ceiling, bulk_ceiling, bulk_reserved)
+
+
 class PacingTrace(aiohttp.TraceConfig):
     """Holds each authenticated REST request at the moment it is sent until the pacer lets
     it go (the request's task tells, through :data:`BULK`, whose share it uses)."""
@@ -165,6 +178,8 @@ class PacingTrace(aiohttp.TraceConfig):
         super().__init__()
         self.pacer = pacer or GlobalPacer()
         self.application_id: int | None = None  # set once known: its webhooks are exempt
+        #: False behind a REST proxy that owns the rate limits ([discord] rest_proxy).
+        self.enabled = True
         self.on_request_start.append(self._pace)
         self.on_request_end.append(self._done)
         self.on_request_exception.append(self._done)
@@ -187,7 +202,7 @@ class PacingTrace(aiohttp.TraceConfig):
         context: Any,
         params: aiohttp.TraceRequestStartParams,
     ) -> None:
-        if self.counts(params):
+        if self.enabled and self.counts(params):
             context.duelbot_slot = await self.pacer.acquire(bulk=BULK.get())
 
     async def _done(self, session: aiohttp.ClientSession, context: Any, params: Any) -> None:
@@ -207,4 +222,4 @@ def install(client: discord.Client) -> GlobalPacer:
     return trace.pacer
 
 
-__all__ = ["BULK", "GlobalPacer", "PacingTrace", "Slot", "install"]
+__all__ = ["BULK", "GlobalPacer", "PacingTrace", "Slot", "install", "shared_pacer"]

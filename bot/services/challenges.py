@@ -12,7 +12,7 @@ from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
 from bot.services.duel_support import DuelUseCases, enqueue, no_sheet, profile_sheet
 from bot.services.errors import InvalidInput
-from bot.services.lifecycle import create_duel
+from bot.services.lifecycle import NewDuel, create_duel
 from bot.services.messages import ChallengePost, Party
 from bot.services.profiles import clean_name
 from bot.services.unit import transaction
@@ -88,18 +88,8 @@ class Challenges(DuelUseCases):
                 profiles["b"].sheets = {**(profiles["b"].sheets or {}), key: record}
             duel = None
             if result.duel:
-                duel = await create_duel(
-                    session,
-                    self._defaults,
-                    guild_id=guild_id,
-                    channel_id=channel_id,
-                    actor_id=actor_id,
-                    a=challenger,
-                    b=challenged,
-                    thread_id=None,
-                    rules=rules,
-                    params=None,
-                )
+                new = NewDuel(guild_id, channel_id, actor_id, challenger, challenged)
+                duel = await create_duel(session, self._defaults, rules, new)
             settled = result.to_dict()
             message = ChallengePost(
                 duel_id=None if duel is None else duel.id,

@@ -25,7 +25,7 @@ from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotF
 from bot.services.messages import MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats
 from bot.services.scope import DuelScope
-from bot.services.views import DuellistView, DuelView, OpenRoundView
+from bot.services.views import DuellistView, DuelView, OpenRoundView, RoundRecord
 
 MAX_REASON = 300
 # The server settings that change an outcome: fixed in duels.options when a duel starts, so a
@@ -76,6 +76,35 @@ def duel_view(
         open_round=round_view,
         options=dict(duel.options or {}),
         end_kind=duel.end_kind,
+    )
+
+
+def is_sealed(rnd: Round) -> bool:
+    """An open round (or one never closed) shows no result and no seed yet."""
+    return rnd.status == "open" or rnd.closed_at is None
+
+
+def round_record(rnd: Round, **export_fields: Any) -> RoundRecord:
+    """A round as a history shows it: its result and seed only once published.
+    ``export_fields``: what an export adds (the state before it, choices, options...)."""
+    sealed = is_sealed(rnd)
+    return RoundRecord(
+        number=rnd.number,
+        status=rnd.status,
+        opened_by=rnd.opened_by,
+        opened_at=rnd.opened_at,
+        deadline=rnd.deadline,
+        commitment=rnd.commitment,
+        closed_by=rnd.closed_by,
+        closed_at=rnd.closed_at,
+        close_reason=rnd.close_reason,
+        outcome=rnd.outcome,
+        result=None if sealed else rnd.result,
+        seed=None if sealed else rnd.seed,
+        undone_by=rnd.undone_by,
+        undone_at=rnd.undone_at,
+        undo_reason=rnd.undo_reason,
+        **export_fields,
     )
 
 
@@ -200,39 +229,43 @@ def post_in_duel_channel(
     *,
     key: str,
     on_behalf_of: int | None,
+    to_side: str | None = None,
 ) -> None:
-    """Queue a post for the duel's channel (or thread), deduplicated by kind and key."""
+    """Queue a post for the duel's channel (or thread), deduplicated by kind and key; with
+    ``to_side``, a DM to that duellist instead, deduplicated by ``key`` itself."""
     enqueue(
         session,
         message,
-        dedupe_key=f"{message.KIND}:{key}",
+        dedupe_key=f"{message.KIND}:{key}" if to_side is None else key,
         guild_id=view.guild_id,
         duel_id=view.id,
-        target="channel",
-        target_id=view.post_channel_id,
+        target="channel" if to_side is None else "user",
+        target_id=view.post_channel_id if to_side is None else view.duellist(to_side).user_id,
         on_behalf_of=on_behalf_of,
     )
 
 
-def dm_duellist(
+def announce(
     session: AsyncSession,
-    duel: Duel,
-    side: str,
+    view: DuelView,
     message: OutboxMessage,
     *,
     key: str,
     on_behalf_of: int | None,
+    actor_id: int | None,
+    action: str,
+    details: dict[str, Any],
 ) -> None:
-    """Queue a DM to the duellist of ``side``, deduplicated by ``key``."""
-    enqueue(
+    """What a duel command does last: its post queued for the duel's channel (deduplicated
+    by kind and ``key``) and its audit entry, in the caller's transaction."""
+    post_in_duel_channel(session, view, message, key=key, on_behalf_of=on_behalf_of)
+    queries.audit(
         session,
-        message,
-        dedupe_key=key,
-        guild_id=duel.guild_id,
-        duel_id=duel.id,
-        target="user",
-        target_id=user_of(duel, side),
-        on_behalf_of=on_behalf_of,
+        guild_id=view.guild_id,
+        actor_id=actor_id,
+        action=action,
+        duel_id=view.id,
+        details=details,
     )
 
 
@@ -268,6 +301,20 @@ class DuelUseCases:
         duel = await (queries.duel_for_update if lock else queries.duel)(session, duel_id)
         if duel is None or not scope.includes(duel):
             raise scope.not_found(duel_id)
+        return duel
+
+    async def _commanded_duel(
+        self,
+        session: AsyncSession,
+        duel_id: int,
+        guild_id: int | None,
+        actor_id: int | None,
+        refusal: tuple[str, str],
+    ) -> Duel:
+        """The duel a commander acts on (close, undo, end), row-locked. ``refusal``: what a
+        duellist of it may not do, and who does it instead (refuse_own_duel)."""
+        duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+        refuse_own_duel(duel, actor_id, *refusal)
         return duel
 
     async def _view(self, session: AsyncSession, duel: Duel) -> DuelView:

@@ -14,13 +14,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
-
 from bot.db import queries
 from bot.db.engine import Database
-from bot.db.models import Duel, Round, Submission, fits_id
+from bot.db.models import Duel, Round, fits_id
 from bot.rules.base import Ruleset
-from bot.services.duel_support import ADJUDICATION_OPTIONS, duel_view, ruleset_of
+from bot.services.duel_support import (
+    ADJUDICATION_OPTIONS,
+    duel_view,
+    is_sealed,
+    round_record,
+    ruleset_of,
+)
 from bot.services.scope import DuelScope
 from bot.services.unit import transaction
 from bot.services.views import DuelHistory, RoundRecord
@@ -60,24 +64,19 @@ class ExportService:
     async def guild_ids(self) -> list[int]:
         """The servers that have duels (`duelbot archive` without --guild)."""
         async with transaction(self._db) as session:
-            stmt = select(Duel.guild_id).distinct().order_by(Duel.guild_id)
-            return [int(g) for g in (await session.execute(stmt)).scalars()]
+            return await queries.guild_ids_with_duels(session)
 
     async def guild_exports(self, guild_id: int) -> list[DuelHistory]:
         """Every duel of ``guild_id`` (live and ended, oldest first) as ``duel_export`` gives
         it, in one transaction (the archive site, issue 15)."""
         async with transaction(self._db) as session:
-            stmt = select(Duel).where(Duel.guild_id == guild_id).order_by(Duel.id)
-            return await self._histories(session, list((await session.execute(stmt)).scalars()))
+            return await self._histories(session, await queries.duels_of_guild(session, guild_id))
 
     async def _histories(self, session: Any, duels: list[Duel]) -> list[DuelHistory]:
-        ids = [d.id for d in duels]
-        rounds: dict[int, list[Round]] = {i: [] for i in ids}
-        if ids:
-            stmt = select(Round).where(Round.duel_id.in_(ids)).order_by(Round.number)
-            for r in (await session.execute(stmt)).scalars():
-                rounds[r.duel_id].append(r)
-        chosen = await self._choices(session, [r.id for rs in rounds.values() for r in rs])
+        rounds = await queries.rounds_of_duels(session, [d.id for d in duels])
+        chosen = await queries.standing_choices(
+            session, [r.id for rs in rounds.values() for r in rs]
+        )
         histories = []
         for duel in duels:
             rules = ruleset_of(duel.ruleset)
@@ -92,19 +91,6 @@ class ExportService:
         return histories
 
     @staticmethod
-    async def _choices(session: Any, round_ids: list[int]) -> dict[int, dict[str, str]]:
-        """Each round's standing (not superseded) choice per side."""
-        if not round_ids:
-            return {}
-        stmt = select(Submission).where(
-            Submission.round_id.in_(round_ids), Submission.superseded_at.is_(None)
-        )
-        found: dict[int, dict[str, str]] = {}
-        for sub in (await session.execute(stmt)).scalars():
-            found.setdefault(sub.round_id, {})[sub.side] = sub.move
-        return found
-
-    @staticmethod
     def _record(
         rules: Ruleset,
         duel_options: dict[str, Any],
@@ -113,7 +99,7 @@ class ExportService:
         revealed: bool,
     ) -> RoundRecord:
         withheld: list[str] = []
-        sealed = r.status == "open" or r.closed_at is None
+        sealed = is_sealed(r)
         before = dict(r.state_before or {})
         state_before = before if revealed else rules.public_state(before)
         if state_before != before:
@@ -136,22 +122,8 @@ class ExportService:
                     choices[side] = None
                     withheld.append(f"choices.{side}")
         in_force = (result or {}).get("options") or duel_options
-        return RoundRecord(
-            number=r.number,
-            status=r.status,
-            opened_by=r.opened_by,
-            opened_at=r.opened_at,
-            deadline=r.deadline,
-            commitment=r.commitment,
-            closed_by=r.closed_by,
-            closed_at=r.closed_at,
-            close_reason=r.close_reason,
-            outcome=r.outcome,
-            result=result,
-            seed=None if sealed else r.seed,
-            undone_by=r.undone_by,
-            undone_at=r.undone_at,
-            undo_reason=r.undo_reason,
+        return round_record(
+            r,
             state_before=state_before,
             choices=choices,
             options=adjudication_options(rules, in_force),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -18,13 +19,12 @@ from bot.services import ratings
 from bot.services.duel_support import (
     RULE_SETTINGS,
     DuelUseCases,
+    announce,
     clean_reason,
     duel_view,
     no_sheet,
     party,
-    post_in_duel_channel,
     profile_sheet,
-    refuse_own_duel,
     ruleset_of,
 )
 from bot.services.errors import InvalidInput, StateConflict
@@ -33,6 +33,9 @@ from bot.services.profiles import clean_name
 from bot.services.settings import load_settings_row
 from bot.services.unit import transaction
 from bot.services.views import DuelView, MemberRef
+
+# What a duellist of the duel may not do, and who does it instead.
+END_REFUSAL = ("end it", "Another commander can end it.")
 
 
 def house_rules_in_force(rules: Ruleset, params: Mapping[str, Any], state: Any) -> dict[str, str]:
@@ -55,20 +58,25 @@ def _json_safe(params: Mapping[str, Any]) -> dict[str, Any]:
     return safe
 
 
+@dataclass(frozen=True, slots=True)
+class NewDuel:
+    """Who starts which duel where: what ``create_duel`` needs besides the ruleset."""
+
+    guild_id: int
+    channel_id: int
+    actor_id: int
+    a: MemberRef
+    b: MemberRef
+    thread_id: int | None = None
+    params: Mapping[str, Any] | None = None
+
+
 async def create_duel(
-    session: AsyncSession,
-    defaults: DuelSettings,
-    *,
-    guild_id: int,
-    channel_id: int,
-    actor_id: int,
-    a: MemberRef,
-    b: MemberRef,
-    thread_id: int | None,
-    rules: Ruleset,
-    params: Mapping[str, Any] | None,
+    session: AsyncSession, defaults: DuelSettings, rules: Ruleset, new: NewDuel
 ) -> DuelView:
     """Start a duel in the caller's transaction (a challenge fought starts one in its own)."""
+    guild_id, channel_id, actor_id = new.guild_id, new.channel_id, new.actor_id
+    a, b, thread_id, params = new.a, new.b, new.thread_id, new.params
     fighters = {}
     for side, member in (("a", a), ("b", b)):
         profile = await queries.profile(session, guild_id, member.user_id)
@@ -108,7 +116,7 @@ async def create_duel(
     await session.flush()
     view = duel_view(duel)
     stored = state.to_dict()
-    post_in_duel_channel(
+    announce(
         session,
         view,
         DuelStart(
@@ -122,13 +130,8 @@ async def create_duel(
         ),
         key=f"{duel.id}",
         on_behalf_of=actor_id,
-    )
-    queries.audit(
-        session,
-        guild_id=guild_id,
         actor_id=actor_id,
         action="duel.start",
-        duel_id=duel.id,
         details={"a": a.user_id, "b": b.user_id, "stats": state.to_dict()},
     )
     return view
@@ -162,18 +165,8 @@ class DuelLifecycle(DuelUseCases):
                 allowed=playable,
             )
         async with transaction(self._db) as session:
-            return await create_duel(
-                session,
-                self._defaults,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                actor_id=actor_id,
-                a=a,
-                b=b,
-                thread_id=thread_id,
-                rules=rules,
-                params=params,
-            )
+            new = NewDuel(guild_id, channel_id, actor_id, a, b, thread_id, params)
+            return await create_duel(session, self._defaults, rules, new)
 
     async def attach_thread(self, *, duel_id: int, thread_id: int) -> DuelView:
         """Posts of this duel go to its thread from now on (config thread_per_duel)."""
@@ -188,8 +181,7 @@ class DuelLifecycle(DuelUseCases):
     ) -> DuelView:
         reason = clean_reason(reason, "ending the duel")
         async with transaction(self._db) as session:
-            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
-            refuse_own_duel(duel, actor_id, "end it", "Another commander can end it.")
+            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, END_REFUSAL)
             if duel.status != "live":
                 raise StateConflict(f"Duel #{duel.id} has already ended.", duel_id=duel.id)
             rnd = await queries.open_round(session, duel.id, lock=True)
@@ -207,7 +199,7 @@ class DuelLifecycle(DuelUseCases):
             await ratings.duel_ended(session, duel, None)
             await session.flush()
             view = duel_view(duel)
-            post_in_duel_channel(
+            announce(
                 session,
                 view,
                 DuelEnd(
@@ -219,13 +211,8 @@ class DuelLifecycle(DuelUseCases):
                 ),
                 key=f"{duel.id}",
                 on_behalf_of=actor_id,
-            )
-            queries.audit(
-                session,
-                guild_id=duel.guild_id,
                 actor_id=actor_id,
                 action="duel.end",
-                duel_id=duel.id,
                 details={"reason": reason},
             )
             return view

@@ -15,6 +15,7 @@ from bot.services.duel_support import (
     duel_view,
     legal_moves,
     other_side,
+    round_record,
     ruleset_of,
     side_of,
 )
@@ -26,7 +27,6 @@ from bot.services.views import (
     DuelOdds,
     DuelView,
     OpenDuelForUser,
-    RoundRecord,
     RoundStatus,
 )
 
@@ -117,23 +117,23 @@ class DuelReads(DuelUseCases):
                 raise InvalidInput(
                     f"Duel #{duel.id} has ended: no round is left to play.", duel_id=duel.id
                 )
-            if rules.auto_advance or tuple(rules.awaiting_sides(state)) != ("a", "b"):
-                raise InvalidInput(
+            stepwise = rules.auto_advance or tuple(rules.awaiting_sides(state)) != ("a", "b")
+            a_moves = [] if stepwise else rules.moves(state, "a")
+            b_moves = [] if stepwise else rules.moves(state, "b")
+            why = ""
+            if stepwise:
+                why = (
                     f"Duel #{duel.id} is {rules.title}: its odds depend on choices made step "
-                    "by step, some of them secret.",
-                    duel_id=duel.id,
-                    ruleset=rules.id,
-                    next_step=NextStep.ODDS_OFFLINE,
+                    "by step, some of them secret."
                 )
-            a_moves = rules.moves(state, "a")
-            b_moves = rules.moves(state, "b")
-            if not a_moves or not b_moves or len(a_moves) * len(b_moves) > ODDS_MAX_PAIRS:
-                raise InvalidInput(
+            elif not a_moves or not b_moves or len(a_moves) * len(b_moves) > ODDS_MAX_PAIRS:
+                why = (
                     f"Duel #{duel.id} has too many choices for one table "
-                    f"({len(a_moves)} x {len(b_moves)}).",
-                    duel_id=duel.id,
-                    ruleset=rules.id,
-                    next_step=NextStep.ODDS_OFFLINE,
+                    f"({len(a_moves)} x {len(b_moves)})."
+                )
+            if why:
+                raise InvalidInput(
+                    why, duel_id=duel.id, ruleset=rules.id, next_step=NextStep.ODDS_OFFLINE
                 )
             options = rules.make_options(adjudication_settings(self._rules_of(duel)))
             rows = []
@@ -166,29 +166,8 @@ class DuelReads(DuelUseCases):
     async def history(self, duel_id: int, guild_id: int | None = None) -> DuelHistory:
         async with transaction(self._db) as session:
             duel = await self._get_duel(session, duel_id, guild_id)
-            records = []
-            for r in await queries.rounds_of(session, duel.id):
-                sealed = r.status == "open" or r.closed_at is None
-                records.append(
-                    RoundRecord(
-                        number=r.number,
-                        status=r.status,
-                        opened_by=r.opened_by,
-                        opened_at=r.opened_at,
-                        deadline=r.deadline,
-                        commitment=r.commitment,
-                        closed_by=r.closed_by,
-                        closed_at=r.closed_at,
-                        close_reason=r.close_reason,
-                        outcome=r.outcome,
-                        result=None if sealed else r.result,
-                        seed=None if sealed else r.seed,
-                        undone_by=r.undone_by,
-                        undone_at=r.undone_at,
-                        undo_reason=r.undo_reason,
-                    )
-                )
-            return DuelHistory(await self._view(session, duel), tuple(records))
+            records = tuple(round_record(r) for r in await queries.rounds_of(session, duel.id))
+            return DuelHistory(await self._view(session, duel), records)
 
     async def published_round(self, duel_id: int, round_no: int) -> dict[str, Any]:
         """A closed (or undone) round as `duelbot verify` reads it: the adjudicate input

@@ -18,15 +18,14 @@ from bot.services import ratings
 from bot.services.duel_support import (
     DuelUseCases,
     adjudication_settings,
+    announce,
     clean_reason,
-    dm_duellist,
     duel_view,
     iso,
     legal_moves,
     other_side,
     party,
     post_in_duel_channel,
-    refuse_own_duel,
     ruleset_of,
     side_of,
     user_of,
@@ -58,6 +57,9 @@ from bot.services.unit import transaction
 from bot.services.views import DuelView, RoundClosed, RoundOpened, SubmissionReceipt
 
 SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
+# What a duellist of the duel may not do, and who does it instead.
+CLOSE_REFUSAL = ("close its round", "Another commander closes it, or its deadline does.")
+UNDO_REFUSAL = ("undo its rounds", "Another commander can undo a round (with a reason).")
 
 
 class RoundCommands(DuelUseCases):
@@ -117,7 +119,7 @@ class RoundCommands(DuelUseCases):
         session.add(rnd)
         await session.flush()
         view = duel_view(duel, rnd, set())
-        post_in_duel_channel(
+        announce(
             session,
             view,
             RoundOpen(
@@ -133,13 +135,15 @@ class RoundCommands(DuelUseCases):
             ),
             key=f"{rnd.id}",
             on_behalf_of=actor_id,
+            actor_id=actor_id,
+            action="round.open",
+            details={"round": number, "commitment": rnd.commitment, "deadline": iso(deadline)},
         )
         for side in awaiting:
             prompt = rules.prompt(current, side)
-            dm_duellist(
+            post_in_duel_channel(
                 session,
-                duel,
-                side,
+                view,
                 RoundPrompt(
                     duel_id=duel.id,
                     round_no=number,
@@ -155,15 +159,8 @@ class RoundCommands(DuelUseCases):
                 ),
                 key=f"round_dm:{rnd.id}:{side}",
                 on_behalf_of=actor_id,
+                to_side=side,
             )
-        queries.audit(
-            session,
-            guild_id=duel.guild_id,
-            actor_id=actor_id,
-            action="round.open",
-            duel_id=duel.id,
-            details={"round": number, "commitment": rnd.commitment, "deadline": iso(deadline)},
-        )
         return RoundOpened(view, number, rnd.commitment, deadline)
 
     # -- moves --------------------------------------------------------------------------
@@ -368,13 +365,7 @@ class RoundCommands(DuelUseCases):
         """Adjudicate and close the open round. Exactly once: the loser of a race is refused.
         A duellist of the duel cannot close it (``actor_id`` None: the deadline)."""
         async with transaction(self._db) as session:
-            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
-            refuse_own_duel(
-                duel,
-                actor_id,
-                "close its round",
-                "Another commander closes it, or its deadline does.",
-            )
+            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, CLOSE_REFUSAL)
             rnd = await queries.open_round(session, duel.id, lock=True)
             if rnd is None or (round_no is not None and rnd.number != round_no):
                 raise RoundNotOpen(
@@ -436,7 +427,7 @@ class RoundCommands(DuelUseCases):
         await session.flush()
         view = duel_view(duel)
         on_behalf_of = actor_id if actor_id is not None else rnd.opened_by
-        post_in_duel_channel(
+        announce(
             session,
             view,
             RoundResultPost(
@@ -458,13 +449,8 @@ class RoundCommands(DuelUseCases):
             ),
             key=f"{rnd.id}",
             on_behalf_of=on_behalf_of,
-        )
-        queries.audit(
-            session,
-            guild_id=duel.guild_id,
             actor_id=actor_id,
             action="round.close",
-            duel_id=duel.id,
             details={"round": rnd.number, "outcome": result.outcome, "reason": reason},
         )
         for side, notes in ruleset.private_notes(result).items():
@@ -472,10 +458,9 @@ class RoundCommands(DuelUseCases):
                 continue
             # What only this duellist may learn: a DM to them, never in a channel post, the
             # stored result or the log.
-            dm_duellist(
+            post_in_duel_channel(
                 session,
-                duel,
-                side,
+                view,
                 PrivateNote(
                     duel_id=duel.id,
                     round_no=rnd.number,
@@ -487,6 +472,7 @@ class RoundCommands(DuelUseCases):
                 ),
                 key=f"private_note:{rnd.id}:{side}",
                 on_behalf_of=on_behalf_of,
+                to_side=side,
             )
         if result.ended:
             await _write_back_sheets(session, duel, ruleset, result.state, on_behalf_of)
@@ -511,13 +497,7 @@ class RoundCommands(DuelUseCases):
         undo followed by a new close is a re-roll, so it is accountable)."""
         reason = clean_reason(reason, "undoing the round")
         async with transaction(self._db) as session:
-            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
-            refuse_own_duel(
-                duel,
-                actor_id,
-                "undo its rounds",
-                "Another commander can undo a round (with a reason).",
-            )
+            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, UNDO_REFUSAL)
             if await queries.open_round(session, duel.id) is not None:
                 raise StateConflict(
                     f"Duel #{duel.id} has an open round: close it before undoing the last result.",
@@ -551,25 +531,15 @@ class RoundCommands(DuelUseCases):
             await ratings.duel_reopened(session, duel)
             await session.flush()
             view = duel_view(duel)
-            post_in_duel_channel(
+            undone = RoundUndone(duel.id, rnd.number, rnd.outcome, actor_id, reason)
+            announce(
                 session,
                 view,
-                RoundUndone(
-                    duel_id=duel.id,
-                    round_no=rnd.number,
-                    outcome=rnd.outcome,
-                    undone_by=actor_id,
-                    reason=reason,
-                ),
+                undone,
                 key=f"{rnd.id}",
                 on_behalf_of=actor_id,
-            )
-            queries.audit(
-                session,
-                guild_id=duel.guild_id,
                 actor_id=actor_id,
                 action="round.undo",
-                duel_id=duel.id,
                 details={"round": rnd.number, "undone_outcome": rnd.outcome, "reason": reason},
             )
             return view

@@ -296,6 +296,8 @@ class FakeMessage:
     deleted: bool = False
     thread_id: int | None = None
     reactions: list[str] = field(default_factory=list)
+    #: The nonce it was created with (returned in the create response, as on Discord).
+    nonce: str | None = None
     #: Every body this message had, oldest first (creation, then each edit).
     history: list[JSON] = field(default_factory=list)
 
@@ -380,6 +382,8 @@ class RecordedRequest:
     status: int = 0
     response: Any = None
     at: float = field(default_factory=time.monotonic)
+    #: The request took effect but its answer was cut off (``drop_response_next``).
+    dropped: bool = False
 
     @property
     def body(self) -> Any:

@@ -136,6 +136,8 @@ def message(fake: FakeDiscord, msg: FakeMessage, *, gateway: bool = False) -> JS
     }
     if msg.webhook_id is not None:
         data["webhook_id"] = str(msg.webhook_id)
+    if msg.nonce is not None:
+        data["nonce"] = msg.nonce
     if msg.application_id is not None:
         data["application_id"] = str(msg.application_id)
     if msg.message_reference is not None:

@@ -37,6 +37,13 @@ from .interactions import (
     ReplyKind,
     wait_until,
 )
+from .limits import (
+    LimitRefused,
+    check_autocomplete,
+    check_message,
+    check_webhook_count,
+    check_webhook_name,
+)
 from .models import (
     ADMINISTRATOR,
     ALL_PERMISSIONS,
@@ -113,6 +120,9 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     hits: int = 0
+    #: The request is handled (it takes effect) and then the connection is cut before the
+    #: answer: the client sees a connection error (or a timeout) for a request that worked.
+    drop_response: bool = False
 
 
 def path_regex(pattern: str) -> re.Pattern[str]:
@@ -160,6 +170,8 @@ class FakeDiscord:
         echo_bot_messages: bool = True,
         allowed_intents: int = (1 << 26) - 1,
         rate_limits: RateLimits | None = None,
+        message_content_intent: bool = False,
+        nonce_window: float = 300.0,
     ) -> None:
         self.snowflake = SnowflakeFactory()
         self.token = token
@@ -172,6 +184,17 @@ class FakeDiscord:
         #: Intents IDENTIFY may ask for; others close the socket with 4014.
         self.allowed_intents = allowed_intents
         self.application_flags = 0
+        #: The MESSAGE_CONTENT privileged intent. Off (duelbot's case): bot-token reads of
+        #: messages the app did not author (webhook messages included) come back without
+        #: content, embeds, attachments and components.
+        self.message_content_intent = message_content_intent
+        #: Seconds a (author, nonce) pair is remembered for enforce_nonce ("a few minutes").
+        self.nonce_window = nonce_window
+        self._nonces: dict[tuple[int, str], tuple[float, int]] = {}
+        #: Requests refused for being over a Discord limit (limits.py), as "METHOD /path:
+        #: body". check() fails on any unless ``expect_limit_refusals`` is set.
+        self.limit_refusals: list[str] = []
+        self.expect_limit_refusals = False
 
         self.users: dict[int, FakeUser] = {}
         self.bot_user = self.add_user(bot_name, id=bot_id, bot=True)
@@ -261,12 +284,18 @@ class FakeDiscord:
         return f"ws://{self.host}:{self.port}/gateway"
 
     def check(self) -> None:
-        """Raise AssertionError if the bot hit unknown routes or the fake itself failed."""
+        """Raise AssertionError if the bot hit unknown routes, the fake itself failed, or the
+        bot sent a payload over one of Discord's limits (unless the test expects that)."""
         problems: list[str] = []
         if self.unknown_routes:
             problems.append("unknown routes: " + ", ".join(self.unknown_routes))
         if self.errors:
             problems.append("fakediscord internal errors:\n" + "\n".join(self.errors))
+        if self.limit_refusals and not self.expect_limit_refusals:
+            problems.append(
+                "payloads over Discord's limits (refused as Discord would):\n"
+                + "\n".join(self.limit_refusals)
+            )
         if problems:
             raise AssertionError("fakediscord: " + "\n".join(problems))
 
@@ -673,6 +702,25 @@ class FakeDiscord:
             times=times,
             body={},
             delay=seconds,
+        )
+        self.faults.append(fault)
+        return fault
+
+    def drop_response_next(
+        self, method: str, path_pattern: str, times: int | None = 1, *, delay: float = 0.0
+    ) -> Fault:
+        """The next ``times`` matching requests that succeed take effect, but their answer
+        is lost: after ``delay`` seconds the connection is cut, and the client sees a
+        connection error (a ``delay`` past its timeout: a timeout). A post whose response is
+        dropped has landed; a retry must not post it twice."""
+        fault = Fault(
+            method=method,
+            pattern=path_regex(path_pattern),
+            status=0,
+            times=times,
+            body={},
+            delay=delay,
+            drop_response=True,
         )
         self.faults.append(fault)
         return fault
@@ -1126,7 +1174,27 @@ class FakeDiscord:
         status, out = await self._handle(request, rec, match, extra)
         rec.status = status
         rec.response = out
+        drop = self._drop_fault(rec) if status < 300 else None
+        if drop is not None:
+            if drop.delay:
+                await asyncio.sleep(drop.delay)
+            rec.dropped = True
+            if request.transport is not None:
+                request.transport.abort()  # the answer never reaches the client
+            raise ConnectionResetError("fakediscord: response dropped (fault injection)")
         return self._response(status, out, template, extra)
+
+    def _drop_fault(self, rec: RecordedRequest) -> Fault | None:
+        for fault in self.faults:
+            if not fault.drop_response:
+                continue
+            if not (_method_matches(fault.method, rec.method) and fault.pattern.match(rec.path)):
+                continue
+            if fault.times is not None and fault.hits >= fault.times:
+                continue
+            fault.hits += 1
+            return fault
+        return None
 
     async def _handle(
         self,
@@ -1137,6 +1205,8 @@ class FakeDiscord:
     ) -> tuple[int, Any]:
         # faults first: they model Discord/Cloudflare failing before any routing
         for fault in list(self.faults):
+            if fault.drop_response:
+                continue  # applied after the request took effect (_drop_fault)
             if not (_method_matches(fault.method, rec.method) and fault.pattern.match(rec.path)):
                 continue
             if fault.times is not None and fault.hits >= fault.times:
@@ -1171,6 +1241,9 @@ class FakeDiscord:
         ctx = Ctx(rec.method, rec.path, params, request.query, rec.json, rec.files, request.headers)
         try:
             out = await fn(ctx)
+        except LimitRefused as err:
+            self.limit_refusals.append(f"{rec.method} {rec.path}: {json.dumps(err.body)}")
+            return err.status, err.body
         except ApiError as err:
             return err.status, err.body
         except Exception:
@@ -1210,35 +1283,19 @@ class FakeDiscord:
     def _apply_body(
         self, msg: FakeMessage, body: JSON, files: list[RecordedFile], *, creating: bool
     ) -> None:
+        # Every per-field limit (content, embeds, components) at once, as Discord answers:
+        # 400 / 50035 with the errors tree (limits.py).
+        check_message(body)
         content = body.get("content")
         if content is not None:
-            if len(str(content)) > 2000:
-                raise invalid_form(
-                    "content", "Must be 2000 or fewer in length.", "BASE_TYPE_MAX_LENGTH"
-                )
             msg.content = str(content)
         if "embeds" in body or "embed" in body:
             embeds = body.get("embeds")
             if embeds is None and body.get("embed") is not None:
                 embeds = [body["embed"]]
-            embeds = list(embeds or [])
-            if len(embeds) > 10:
-                raise invalid_form(
-                    "embeds", "Must be 10 or fewer in length.", "BASE_TYPE_MAX_LENGTH"
-                )
-            total = sum(_embed_chars(e) for e in embeds)
-            if total > 6000:
-                raise invalid_form(
-                    "embeds", "Embed size exceeds maximum size of 6000", "MAX_EMBED_SIZE_EXCEEDED"
-                )
-            msg.embeds = embeds
+            msg.embeds = list(embeds or [])
         if "components" in body:
-            comps = list(body.get("components") or [])
-            if len(comps) > 5 and not (int(body.get("flags") or 0) & (1 << 15)):
-                raise invalid_form(
-                    "components", "Must be 5 or fewer in length.", "BASE_TYPE_MAX_LENGTH"
-                )
-            msg.components = comps
+            msg.components = list(body.get("components") or [])
         if "flags" in body and body["flags"] is not None:
             flags = int(body["flags"])
             msg.flags = flags if creating else (msg.flags & (FLAG_EPHEMERAL | FLAG_LOADING)) | flags
@@ -1474,7 +1531,12 @@ class FakeDiscord:
             else:
                 need = VIEW_CHANNEL | (SEND_MESSAGES_IN_THREADS if ch.is_thread else SEND_MESSAGES)
                 self._require_bot_perms(ch.guild_id, need)
-            msg = self._bot_message(ch, ctx.json if ctx.body is not None else {}, ctx.files)
+            body = ctx.json if ctx.body is not None else {}
+            earlier = self._nonce_hit(self.bot_user.id, body)
+            if earlier is not None:
+                return P.message(self, earlier)  # enforce_nonce: the first message, no new one
+            msg = self._bot_message(ch, body, ctx.files)
+            self._remember_nonce(self.bot_user.id, body, msg)
             self._echo("MESSAGE_CREATE", msg)
             return P.message(self, msg)
 
@@ -1494,12 +1556,12 @@ class FakeDiscord:
                 msgs = msgs[:limit]
             else:
                 msgs = msgs[-limit:]
-            return [P.message(self, m) for m in reversed(msgs)]
+            return [self._read_as_bot(m) for m in reversed(msgs)]
 
         @r("GET", "/channels/{channel_id}/messages/{message_id}")
         async def get_message(ctx: Ctx) -> Any:
             ch = self._channel(ctx.int_param("channel_id"))
-            return P.message(self, self._message(ch, ctx.int_param("message_id")))
+            return self._read_as_bot(self._message(ch, ctx.int_param("message_id")))
 
         @r("PATCH", "/channels/{channel_id}/messages/{message_id}")
         async def edit_message(ctx: Ctx) -> Any:
@@ -1590,8 +1652,8 @@ class FakeDiscord:
                 raise ApiError(400, 50035, "Invalid Form Body")
             self._require_bot_perms(ch.guild_id, MANAGE_WEBHOOKS)
             name = str(ctx.json.get("name") or "")
-            if not 1 <= len(name) <= 80 or "clyde" in name.lower() or "discord" in name.lower():
-                raise invalid_form("name", "Invalid webhook name")
+            check_webhook_name("name", name)
+            check_webhook_count(sum(1 for w in self.webhooks.values() if w.channel_id == ch.id))
             hook = self.add_webhook(ch.id, name)
             hook.creator_id = self.bot_user.id
             hook.avatar = "fakeavatarhash" if ctx.json.get("avatar") else None
@@ -1627,6 +1689,8 @@ class FakeDiscord:
                 self._echo("MESSAGE_CREATE", msg)
                 return P.message(self, msg)
             hook = self._webhook(ctx, ctx.params["token"])
+            if body.get("username") is not None:
+                check_webhook_name("username", body["username"])
             ch = self.channels[hook.channel_id]
             forum.check_webhook_target(self, ch, ctx.query.get("thread_id"))
             if ctx.query.get("thread_id"):
@@ -1761,6 +1825,46 @@ class FakeDiscord:
         )
         return th
 
+    def _read_as_bot(self, msg: FakeMessage) -> JSON:
+        """A message as a bot-token read returns it. Without the MESSAGE_CONTENT intent
+        (``message_content_intent``), Discord blanks content, embeds, attachments and
+        components of messages the app did not author, webhook messages included (even its
+        own webhook's: not reliable, discord-api-docs issue 5411); DMs and messages that
+        mention the bot keep them."""
+        data = P.message(self, msg)
+        if self.message_content_intent:
+            return data
+        authored = msg.author.id == self.bot_user.id and not msg.from_webhook
+        if msg.interaction_id is not None:
+            authored = True  # interaction replies are the app's own messages
+        ch = self.channels.get(msg.channel_id)
+        in_dm = ch is not None and ch.is_dm
+        mentioned = any(u.id == self.bot_user.id for u in msg.mentions)
+        if not (authored or in_dm or mentioned):
+            data.update(content="", embeds=[], attachments=[], components=[])
+            data.pop("poll", None)
+        return data
+
+    def _nonce_hit(self, author_id: int, body: JSON) -> FakeMessage | None:
+        """enforce_nonce: a message by the same author with the same nonce in the last
+        ``nonce_window`` seconds is returned instead of creating a new one."""
+        nonce = body.get("nonce")
+        if nonce is None or not body.get("enforce_nonce"):
+            return None
+        if len(str(nonce)) > 25:
+            raise invalid_form("nonce", "Must be 25 or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+        seen = self._nonces.get((author_id, str(nonce)))
+        if seen is None or time.monotonic() - seen[0] > self.nonce_window:
+            return None
+        msg = self.messages.get(seen[1])
+        return msg if msg is not None and not msg.deleted else None
+
+    def _remember_nonce(self, author_id: int, body: JSON, msg: FakeMessage) -> None:
+        nonce = body.get("nonce")
+        if nonce is not None:
+            self._nonces[(author_id, str(nonce))] = (time.monotonic(), msg.id)
+            msg.nonce = str(nonce)
+
     def _webhook_payload(self, hook: FakeWebhook, *, with_user: bool = True) -> JSON:
         creator = self.users.get(hook.creator_id) if (with_user and hook.creator_id) else None
         return hook.to_payload(creator)
@@ -1794,6 +1898,10 @@ class FakeDiscord:
         hook = self._webhook(ctx, ctx.params["token"])
         msg = self.messages.get(int(mid_s)) if mid_s.isdigit() else None
         if msg is None or msg.deleted or msg.webhook_id != hook.id:
+            raise ApiError(404, 10008, "Unknown Message")
+        # A message in a thread is found only with ?thread_id= naming that thread.
+        where = int(ctx.query["thread_id"]) if ctx.query.get("thread_id") else hook.channel_id
+        if msg.channel_id != where:
             raise ApiError(404, 10008, "Unknown Message")
         return msg
 
@@ -1847,6 +1955,8 @@ class FakeDiscord:
                 50035,
                 f"Interaction callback type {ctype} is invalid for interaction type {rec.type}",
             )
+        if ctype == AUTOCOMPLETE_RESULT:
+            check_autocomplete(data)
         ch = self.channels[rec.channel_id]
         resource: JSON = {"type": ctype}
         message: FakeMessage | None = None
@@ -1964,15 +2074,6 @@ def _thread_name(body: JSON) -> str:
     if not 1 <= len(name) <= 100:
         raise invalid_form("name", "Must be between 1 and 100 in length.", "BASE_TYPE_BAD_LENGTH")
     return name
-
-
-def _embed_chars(embed: JSON) -> int:
-    total = len(str(embed.get("title") or "")) + len(str(embed.get("description") or ""))
-    total += len(str((embed.get("footer") or {}).get("text") or ""))
-    total += len(str((embed.get("author") or {}).get("name") or ""))
-    for f in embed.get("fields") or []:
-        total += len(str(f.get("name") or "")) + len(str(f.get("value") or ""))
-    return total
 
 
 __all__ = ["ApiError", "FakeDiscord", "Fault", "NoContent", "path_regex"]

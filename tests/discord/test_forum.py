@@ -4,13 +4,17 @@ whole duel played in a forum post through the real bot and the stand-in."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
+import discord
 import pytest
 
 from bot.db.engine import Database
+from bot.discord.forum import tags_for
 from tests.discord.harness import populate, running_world
 from tests.discord.test_full_duel import all_text
 from tests.fakediscord import FakeDiscord
@@ -229,6 +233,8 @@ async def test_config_duel_forum_refuses_what_would_not_work(
         reply = await w.slash(w.commander, "config", "duel-forum", channel=plain.id)
         assert "Duel forum set to" in reply.content
         assert (await w.services.settings.get(guild.id)).duel_forum_id == plain.id
+        shown = await w.slash(w.commander, "config", "show")
+        assert f"<#{plain.id}>: each new duel gets its own post there" in json.dumps(shown.body)
         # Without a channel: cleared, and duels stay where they are started.
         reply = await w.slash(w.commander, "config", "duel-forum")
         assert "No duel forum" in reply.content
@@ -284,3 +290,29 @@ async def test_a_retried_card_finds_the_post_an_earlier_attempt_made(
         duel = await w.services.duels.get_duel(duel_id)
         assert duel.thread_id == failures[0]
         assert len(await _post_of(fake, forum.id)) == 1
+
+
+def test_tags_follow_the_duel_and_keep_the_others() -> None:
+    def tag(tag_id: int, name: str) -> discord.ForumTag:
+        made = discord.ForumTag(name=name)
+        made.id = tag_id
+        return made
+
+    opened, ended, question, extra = tag(1, " Open "), tag(2, "ended"), tag(3, "q"), tag(4, "x")
+    forum: Any = SimpleNamespace(
+        available_tags=[opened, ended, question, extra],
+        flags=SimpleNamespace(require_tag=False),
+    )
+    ids = lambda tags: None if tags is None else [t.id for t in tags]  # noqa: E731
+    assert ids(tags_for(forum, [question, opened], ended=True)) == [3, 2]
+    assert ids(tags_for(forum, [question, ended], ended=False)) == [3, 1]  # an undo
+    assert tags_for(forum, [opened], ended=False) is None  # nothing to change
+    full = [question, extra, tag(5, "a"), tag(6, "b"), opened]
+    assert ids(tags_for(forum, full, ended=True)) == [3, 4, 5, 6, 2]  # at most 5
+    only_open: Any = SimpleNamespace(
+        available_tags=[opened], flags=SimpleNamespace(require_tag=True)
+    )
+    # A forum that requires a tag and has no ended tag keeps "open" rather than none.
+    assert tags_for(only_open, [opened], ended=True) is None
+    only_open.flags.require_tag = False
+    assert ids(tags_for(only_open, [opened], ended=True)) == []

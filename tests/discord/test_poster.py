@@ -120,6 +120,27 @@ async def test_fallback_embed_when_webhooks_are_forbidden(
         assert not fake.webhooks
 
 
+async def test_a_channel_full_of_webhooks_gets_the_post_as_the_bot(
+    fake: FakeDiscord, database: Database
+) -> None:
+    # Discord allows 15 webhooks per channel; the 16th is refused with 400 / 30007.
+    fake.expect_limit_refusals = True
+    async with running_bot(fake, database) as world:
+        for i in range(15):
+            fake.add_webhook(world.channel_id, f"someone else's hook {i}")
+        await world.start_duel()
+        [start] = await world.posted("duel_start")
+        assert start.status == "posted"
+        messages = fake.messages_in(world.channel_id)
+        [posted] = [m for m in messages if m.id == start.posted_message_id]
+        assert posted.webhook_id is None and posted.author.id == fake.bot_user.id
+        [create] = fake.requests_to("POST", WEBHOOKS)
+        assert create.status == 400 and create.response["code"] == 30007
+        assert len([h for h in fake.webhooks.values() if h.channel_id == world.channel_id]) == 15
+        [refusal] = fake.limit_refusals
+        assert "30007" in refusal
+
+
 async def test_round_dm_has_one_button_per_move(fake: FakeDiscord, database: Database) -> None:
     async with running_bot(fake, database) as world:
         duel = await world.start_duel()
@@ -253,6 +274,11 @@ async def test_a_post_whose_earlier_attempt_landed_is_not_posted_again(
         assert len(world.with_marker(world.channel_id, start.id)) == 1
         assert len(fake.requests_to("POST", EXECUTE)) == executes
         assert fake.requests_to("GET", BOT_POST)  # it looked at the channel's history
+        # ...which shows webhook messages blank (no MESSAGE_CONTENT intent): the candidate
+        # was read again through the webhook's own token, where its marker shows.
+        assert not fake.message_content_intent
+        reads = fake.requests_to("GET", "/webhooks/{webhook_id}/{token}/messages/{message_id}")
+        assert [r.path.rsplit("/", 1)[1] for r in reads] == [str(first_id)]
 
 
 async def test_a_deleted_webhook_is_recreated(fake: FakeDiscord, database: Database) -> None:
@@ -344,6 +370,12 @@ def test_names_are_escaped_and_embeds_fit_discord_limits() -> None:
             "choices": {"a": "full_frontal_strike", "b": "evade"},
             "rolls": rolls,
             "log": [f"2.14: {evil} does something {i}" for i in range(100)],
+            # a stored result always carries the duel state (the winner's name is read there)
+            "state": {
+                "a": {"name": evil, "str": 5, "agi": 6},
+                "b": {"name": "Bob", "str": 4, "agi": 7},
+                "locked": False,
+            },
         },
         "winner_name": evil,
         "seed": "ab" * 32,

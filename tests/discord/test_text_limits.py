@@ -5,23 +5,33 @@ fixed point."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.discord.posts import LABEL_MAX, button_label, dm_buttons
-from bot.discord.render import REPLY_MAX, duel_list_text, history_text, open_rounds_text
+from bot.db.engine import Database
 from bot.discord.workers.webhooks import webhook_username
+from bot.presentation.discord_posts import LABEL_MAX, button_label, dm_buttons
+from bot.presentation.discord_replies import (
+    REPLY_MAX,
+    duel_list_text,
+    history_text,
+    open_rounds_text,
+)
 from bot.services.messages import MoveChoice
 from bot.services.views import (
     DuelHistory,
     DuellistView,
     DuelView,
+    MemberRef,
     OpenDuelForUser,
     OpenRoundView,
     RoundRecord,
 )
+from tests.discord.harness import running_world
+from tests.fakediscord import FakeDiscord
 
 WHEN = datetime(2026, 1, 1, tzinfo=UTC)
 EARLIER = re.compile(r"… (\d+)( or more)? earlier: /duel export")
@@ -166,3 +176,47 @@ def test_the_webhook_username_sanitizer_reaches_a_fixed_point(name: str) -> None
 
 def test_the_sanitizer_keeps_ordinary_names() -> None:
     assert webhook_username("Commander  Vimes") == "Commander Vimes"
+
+
+async def test_status_and_list_through_the_strict_fake(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """Ann in 30 duels with open rounds (opponents with long names): her DM "status" and
+    `/duel list` still fit one message each (the strict fake would refuse more than 2,000
+    characters, and its end-of-test check fails on any refusal)."""
+    fake = fake_discord
+    async with running_world(fake, database) as w:
+        guild_id = w.guild.id
+        ann = MemberRef(w.ann.id, w.ann.username)
+        await w.services.profiles.set_stats(guild_id, w.commander.id, ann, 5, 3)
+        for i in range(30):
+            rival = fake.add_member(guild_id, f"Sir Rival the {i}th of a Long Line of Duellists")
+            ref = MemberRef(rival.user.id, rival.user.username)
+            await w.services.profiles.set_stats(guild_id, w.commander.id, ref, 4, 2)
+            duel = await w.services.duels.start_duel(
+                guild_id=guild_id, channel_id=w.channel_id, actor_id=w.commander.id, a=ann, b=ref
+            )
+            await w.services.duels.open_round(
+                duel_id=duel.id, guild_id=guild_id, actor_id=w.commander.id, deadline=None
+            )
+        await fake.send_dm(w.ann.id, "status")
+        for _ in range(300):
+            answers = [m for m in fake.dms_to(w.ann.id) if "Your open rounds" in m.content]
+            if answers:
+                break
+            await asyncio.sleep(0.05)
+        [answer] = answers
+        assert answer.content.startswith("Your open rounds (30):")
+        assert len(answer.content) <= 2000
+        more = re.search(r"^… and (\d+) more$", answer.content, re.MULTILINE)
+        shown = re.findall(r"^- duel #", answer.content, re.MULTILINE)
+        assert more is not None and int(more[1]) + len(shown) == 30
+
+        listed = await w.slash(w.commander, "duel", "list")
+        assert len(listed.content) <= 2000
+        last = listed.content.split("\n")[-1]
+        match = EARLIER.fullmatch(last)
+        assert match is not None, last
+        shown_duels = re.findall(r"^\*\*#(\d+)\*\*", listed.content, re.MULTILINE)
+        assert int(match[1]) + len(shown_duels) == 30
+        assert fake.limit_refusals == []

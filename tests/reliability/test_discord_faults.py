@@ -16,6 +16,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -264,3 +265,82 @@ async def test_dms_closed_403_50007(fake_discord: FakeDiscord, database: Databas
     check(figures)
     assert figures["dm_closed"] == 2  # her round 1 and round 2 DMs, given up on 50007
     assert figures["dm_closed_notices"] == 2  # one notice per round in the duel's channel
+
+
+async def test_responses_dropped_after_the_post_landed(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    # The strict fake (issue 13): the webhook's and the bot's posts take effect, but their
+    # answers are cut off, and a bot-token read of the channel shows webhook messages
+    # without content or embeds. The retry must find each landed post (the webhook's
+    # through the webhook's own token, the bot's by its nonce and marker): one of each.
+    assert not fake_discord.message_content_intent
+
+    async def inject(w: World) -> None:
+        fake_discord.drop_response_next("POST", channel_webhook(fake_discord), times=2)
+        fake_discord.drop_response_next("POST", CHANNEL_POST, times=2)
+
+    figures = await scenario(fake_discord, database, "responses dropped after success", inject)
+    check(figures)
+    dropped = [r for r in fake_discord.requests if r.dropped]
+    assert len(dropped) == 4, [(r.method, r.path) for r in dropped]
+    # the webhook's messages were looked up through its token, not trusted from history
+    hook = channel_webhook(fake_discord).removesuffix("/*")
+    reads = [r for r in fake_discord.requests if r.method == "GET" and r.path.startswith(hook)]
+    assert reads, "no webhook message read through the webhook token"
+
+
+async def test_webhook_post_dropped_then_retried_is_posted_once(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """The simplest case, on its own: one webhook post (the round result) whose response is
+    lost; the poster retries it; exactly one message carries its marker."""
+
+    async def inject(w: World) -> None:
+        fake_discord.drop_response_next("POST", channel_webhook(fake_discord), times=1)
+
+    figures = await scenario(fake_discord, database, "one webhook response dropped", inject)
+    check(figures)
+    assert [r.dropped for r in fake_discord.requests].count(True) == 1
+
+
+async def test_forum_post_and_result_with_dropped_answers(
+    fake_discord: FakeDiscord, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the duel forum (issue 13 item 2), with the strict fake: the answer to the forum post
+    that carries the card is lost, and so is the answer to the round result's webhook post
+    into that forum post. One forum post, one card, one result."""
+    monkeypatch.setattr("bot.services.outbox.backoff", lambda attempts: timedelta(0))
+    fake = fake_discord
+    people = populate(fake)
+    forum = fake.add_forum_channel(people["guild"].id, "duels", tags=["open", "ended"])
+    async with running_world(fake, database, people) as w:
+        await w.slash(w.commander, "config", "duel-forum", channel=forum.id)
+        await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
+        await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+        fake.drop_response_next("POST", f"/channels/{forum.id}/threads")
+        reply = await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id)
+        duel_id = int(reply.content.split("Duel #")[1].split()[0])
+        await w.slash(w.commander, "round", "open", duel=duel_id)
+        prompt = (await fake.wait_for_dms(w.ann.id, 1, timeout=15))[-1]
+        click = await fake.click_button(w.ann.id, prompt, f"duelbot:move:{duel_id}:1:evade")
+        assert "Evade" in (await click.reply(timeout=15)).content
+        await fake.wait_for_dms(w.bob.id, 1, timeout=15)
+        await fake.send_dm(w.bob.id, f"#{duel_id} side swipe")
+        await fake.wait_for_dms(w.bob.id, 2, timeout=15)
+        await wait_for(lambda: drained(database), 30, "the card and the round opening go out")
+        [post] = [c for c in fake.channels.values() if c.parent_id == forum.id]
+        [hook] = [h for h in fake.webhooks.values() if h.channel_id == forum.id]
+        fake.drop_response_next("POST", f"/webhooks/{hook.id}/*")
+        assert "closed" in (await w.slash(w.commander, "round", "close", duel=duel_id)).content
+        await wait_for(lambda: drained(database), 30, "the outbox drains")
+        figures = await audit(fake, database, set())
+        assert figures["lost"] == 0 and figures["duplicated"] == 0, figures
+        assert len([r for r in fake.requests if r.dropped]) == 2
+        assert len([c for c in fake.channels.values() if c.parent_id == forum.id]) == 1
+        results = [
+            m
+            for m in fake.messages_in(post.id)
+            if "Side Swipe" in str(m.embeds) and "Evade" in str(m.embeds)
+        ]
+        assert len(results) == 1

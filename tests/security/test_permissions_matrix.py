@@ -64,6 +64,7 @@ config missing-move          admin     admin     admin     allow    allow      a
 config locked-blocks-retreat admin     admin     admin     allow    allow      admin     allow
 config commander-role        admin     admin     admin     allow    allow      admin     allow
 config admin-role            admin     admin     admin     allow    allow      admin     allow
+config duel-forum            admin     admin     admin     allow    allow      admin     allow
 move                         allow     allow     unknown   unknown  unknown    unknown   unknown
 move button                  allow     allow     unknown   unknown  unknown    unknown   unknown
 dm /odds                     allow     allow     unknown   unknown  unknown    unknown   unknown
@@ -97,6 +98,7 @@ config missing-move          admin
 config locked-blocks-retreat admin
 config commander-role        admin
 config admin-role            admin
+config duel-forum            admin
 move                         allow
 move button                  allow
 round close                  own
@@ -185,6 +187,8 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[Ctx], dict[str, Any]]]] = {
     ),
     "/config commander-role": ("config", "commander-role", lambda c: {"role": c.commander_role}),
     "/config admin-role": ("config", "admin-role", lambda c: {"role": c.admin_role}),
+    # Without channel: clears the duel forum (naming one is refused or allowed by the forum).
+    "/config duel-forum": ("config", "duel-forum", lambda c: {}),
     "/move": ("move", None, lambda c: {"duel": c.duel_id, "move": "evade"}),
     "/round close": ("round", "close", lambda c: {"duel": c.duel_id}),
     "/round undo": ("round", "undo", lambda c: {"duel": c.duel_id, "reason": "matrix test"}),

@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.discord.checks import MANAGE_SERVER, admin_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.forum import bot_member, forum_refusal
-from bot.discord.render import LATER_DUELS_ONLY, settings_embed
+from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
 from bot.services.errors import InvalidInput
 
 

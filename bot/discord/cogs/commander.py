@@ -19,17 +19,17 @@ from bot.archive import export_html
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.forum import duel_home
-from bot.discord.render import (
+from bot.discord.sheet_input import parse_sheet_fields
+from bot.export import export_duel
+from bot.presentation.discord_replies import (
     deadline_text,
     duel_embed,
     duel_list_text,
     history_text,
     profile_text,
     round_status_text,
-    safe,
 )
-from bot.discord.sheet_input import parse_sheet_fields
-from bot.export import export_duel
+from bot.presentation.discord_text import safe
 from bot.rules import get_ruleset, ruleset_ids
 from bot.services.deadlines import parse_deadline
 from bot.services.errors import InvalidInput

@@ -19,7 +19,7 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.intake_buttons import MoveButton
-from bot.discord.render import (
+from bot.presentation.discord_replies import (
     moves_help,
     open_rounds_text,
     receipt_text,

@@ -9,8 +9,8 @@ from discord.ext import commands
 from bot.discord.checks import answer_privately
 from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, duel_autocomplete
-from bot.discord.posts import fighter_text
-from bot.discord.render import duel_title, odds_text, ruleset_of
+from bot.presentation.discord_posts import fighter_text
+from bot.presentation.discord_replies import duel_title, odds_text, ruleset_of
 from bot.services.errors import InvalidInput
 from bot.services.scope import DuelScope
 from bot.services.views import DuelView

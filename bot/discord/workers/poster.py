@@ -7,10 +7,14 @@ webhook under the commander's display name and avatar or, where the bot may not 
 webhooks (or while its webhook is backed off, bot/discord/workers/webhooks.py), as a bot
 embed saying "on behalf of ...".
 
-Posting twice is guarded two ways: bot messages carry ``nonce=duelbot:<post id>`` with
-``enforce_nonce``, and every embed carries the marker ``duelbot post #<id>``; a post being
-tried again (attempts > 1: an earlier attempt may have landed before a timeout or a crash)
-is first looked for in the channel's recent messages.
+Posting twice is guarded without the MESSAGE_CONTENT intent (which the bot does not have):
+bot messages carry ``nonce=duelbot:<post id>`` with ``enforce_nonce`` (Discord answers a
+repeated send within a few minutes with the first message), and every embed carries the
+marker ``duelbot post #<id>``. A post being tried again (attempts > 1: an earlier attempt may
+have landed before a timeout, a lost response or a crash) is first looked for in the
+channel's recent messages: the bot's own messages are checked as read, and the messages of
+the channel's webhook, which a bot-token read returns blank, are read again through the
+webhook's own token (see ``_already_posted``).
 
 A DM refused with 403, whatever its code (50007 the user's DMs are closed, 50278 no mutual
 server, ...), is "DMs closed": marked once, and the duel's channel is told once. The loop
@@ -31,6 +35,7 @@ from collections.abc import Awaitable
 from datetime import timedelta
 from typing import Any, Literal
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -92,6 +97,11 @@ def classify(exc: BaseException, post: OutboxItem) -> Outcome:
     if isinstance(exc, MessageFormatError):
         return "permanent"  # a payload this version cannot read (logged as an error)
     return "retry"  # timeouts, connection errors, rate limits, the database, anything else
+
+
+def carries(message: discord.Message, post: OutboxItem) -> bool:
+    """Whether a message carries the ``duelbot post #<id>`` marker of this post."""
+    return any(post.id in marker_ids(embed.footer.text) for embed in message.embeds)
 
 
 def nonce(post: OutboxItem) -> str:
@@ -207,7 +217,8 @@ class Poster(commands.Cog):
         if isinstance(exc, MessageFormatError):
             # Written by another duelbot version, or damaged: never posted; say so loudly.
             log.error("Outbox post %s (%s) cannot be read: %s", post.id, post.kind, exc)
-        if permanent or not isinstance(exc, discord.HTTPException | TimeoutError | OSError):
+        expected = discord.HTTPException | TimeoutError | OSError | aiohttp.ClientError
+        if permanent or not isinstance(exc, expected):
             log.warning(
                 "Outbox post %s (%s to %s %s) failed: %s",
                 post.id,
@@ -234,21 +245,61 @@ class Poster(commands.Cog):
 
     # -- finding what an earlier attempt posted -------------------------------------------
 
-    async def _already_posted(self, channel: Channel, post: OutboxItem) -> int | None:
-        """The id of a message carrying this post's marker among the channel's recent ones."""
+    async def _already_posted(
+        self,
+        channel: Channel,
+        post: OutboxItem,
+        *,
+        hook: discord.Webhook | None = None,
+        thread: discord.Thread | None = None,
+    ) -> int | None:
+        """The id of the message an earlier attempt of this post left in the channel, if any.
+
+        The bot has no MESSAGE_CONTENT intent: a bot-token read of channel history shows the
+        content and embeds of the bot's own messages only; a webhook's messages come back
+        blank (whether an app's own webhook is exempt is not reliable). So the history is
+        read for what it shows reliably (author and webhook id): the bot's own messages are
+        checked for the marker there, and the messages of the channel's webhook are each
+        read again through the webhook's own token (GET /webhooks/{id}/{token}/messages/
+        {message_id}), which returns them in full. Newest first."""
         me = self.bot.user
+        candidates: list[int] = []
         try:
             async for message in channel.history(limit=HISTORY_LIMIT):
-                ours = (me is not None and message.author.id == me.id) or message.webhook_id
-                if not ours:
-                    continue
-                for embed in message.embeds:
-                    if post.id in marker_ids(embed.footer.text):
+                if message.webhook_id is None:
+                    if me is not None and message.author.id == me.id and carries(message, post):
                         return int(message.id)
-        except discord.HTTPException:
+                elif hook is not None and message.webhook_id == hook.id:
+                    candidates.append(message.id)
+        except discord.HTTPException as exc:
+            if transient(exc):
+                raise  # cannot tell now: the post is retried later rather than posted twice
             log.warning(
                 "Cannot read the history of channel %s to check post %s", post.target_id, post.id
             )
+            return None
+        for message_id in candidates:
+            if hook is None:  # pragma: no cover - candidates exist only with a webhook
+                break
+            try:
+                if thread is not None:
+                    full = await hook.fetch_message(message_id, thread=thread)
+                else:
+                    full = await hook.fetch_message(message_id)
+            except discord.NotFound:
+                continue  # deleted meanwhile, or the webhook was replaced
+            except discord.HTTPException as exc:
+                if transient(exc):
+                    raise
+                log.warning(
+                    "Cannot read message %s through the webhook of channel %s (post %s)",
+                    message_id,
+                    post.target_id,
+                    post.id,
+                )
+                return None
+            if carries(full, post):
+                return int(full.id)
         return None
 
     # -- direct messages ------------------------------------------------------------------
@@ -333,7 +384,7 @@ class Poster(commands.Cog):
             raise discord.ClientException(f"cannot post in channel {post.target_id}")
         message_id: int | None = None
         if post.attempts > 1:
-            message_id = await self._already_posted(channel, post)
+            message_id = await self._find_earlier(channel, post)
         if message_id is None:
             if post.kind == "dm_closed" or post.on_behalf_of is None or post.guild_id is None:
                 # The bot's own notice, not the commander's words.
@@ -354,6 +405,18 @@ class Poster(commands.Cog):
         if isinstance(channel, discord.Thread):
             await self.forum_posts.follow_state(channel, post)  # "open"/"ended" tags
         return message_id
+
+    async def _find_earlier(
+        self, channel: discord.abc.Messageable, post: OutboxItem
+    ) -> int | None:
+        """What an earlier attempt of a channel post left there: as the bot, or through the
+        channel's webhook (a thread's posts go through its parent's)."""
+        hook: discord.Webhook | None = None
+        thread = channel if isinstance(channel, discord.Thread) else None
+        parent_id = thread.parent_id if thread is not None else getattr(channel, "id", None)
+        if isinstance(channel, discord.abc.GuildChannel | discord.Thread) and parent_id:
+            hook = await self.webhooks.known(parent_id)
+        return await self._already_posted(channel, post, hook=hook, thread=thread)
 
     async def _send_as_bot(
         self, channel: discord.abc.Messageable, post: OutboxItem, *, behalf: str | None

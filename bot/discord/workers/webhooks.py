@@ -101,15 +101,8 @@ class ChannelWebhooks:
         """The channel's webhook; None while it is backed off (post as the bot)."""
         if self.backed_off(parent.id):
             return None
-        hook = self._hooks.get(parent.id)
+        hook = await self.known(parent.id)
         if hook is not None:
-            return hook
-        stored = await self.services.outbox.get_webhook(parent.id)
-        if stored is not None:
-            hook = discord.Webhook.partial(
-                stored.webhook_id, stored.webhook_token, client=self.client
-            )
-            self._hooks[parent.id] = hook
             return hook
         try:
             hook = await parent.create_webhook(
@@ -125,6 +118,19 @@ class ChannelWebhooks:
             return None
         await self.services.outbox.save_webhook(parent.id, hook.id, hook.token)
         self._hooks[parent.id] = hook
+        return hook
+
+    async def known(self, channel_id: int) -> discord.Webhook | None:
+        """The channel's webhook if one was made (memory, then the database), backed off or
+        not; never creates one. Any process finds it: it is kept in the database."""
+        hook = self._hooks.get(channel_id)
+        if hook is not None:
+            return hook
+        stored = await self.services.outbox.get_webhook(channel_id)
+        if stored is None:
+            return None
+        hook = discord.Webhook.partial(stored.webhook_id, stored.webhook_token, client=self.client)
+        self._hooks[channel_id] = hook
         return hook
 
     async def forget(self, channel_id: int) -> None:

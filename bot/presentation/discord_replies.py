@@ -11,11 +11,12 @@ from datetime import datetime
 
 import discord
 
-from bot.discord.posts import ELLIPSIS, escape_links, fighter_text, rules_text, truncate
-from bot.report import move_label, outcome_text
+from bot.presentation.discord_posts import fighter_text, rules_text
+from bot.presentation.discord_text import ELLIPSIS, safe, timestamp, truncate
+from bot.presentation.views import history_view
+from bot.presentation.words import ruleset_or_none, undone_note
 from bot.rules import registry
 from bot.rules.base import Ruleset
-from bot.rules.errors import RulesError
 from bot.services.views import (
     DuelHistory,
     DuelOdds,
@@ -82,21 +83,10 @@ def fit_lines(
     return "\n".join(head + middle + tail)[:limit]
 
 
-def safe(text: str, limit: int = 100) -> str:
-    """User-controlled text made inert: no markdown, no mentions, one line, bounded."""
-    flat = " ".join(str(text).split())
-    flat = discord.utils.escape_mentions(escape_links(discord.utils.escape_markdown(flat)))
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def timestamp(when: datetime | None, style: str = "R") -> str:
-    return "no deadline" if when is None else f"<t:{int(when.timestamp())}:{style}>"
-
-
 def deadline_text(when: datetime | None) -> str:
     if when is None:
         return "no deadline (the commander closes the round)"
-    return f"{timestamp(when, 'f')} ({timestamp(when, 'R')})"
+    return timestamp(when)
 
 
 def receipt_text(receipt: SubmissionReceipt) -> str:
@@ -115,10 +105,7 @@ def receipt_text(receipt: SubmissionReceipt) -> str:
 
 
 def ruleset_of(ruleset_id: str) -> Ruleset | None:
-    try:
-        return registry.get(ruleset_id)
-    except RulesError:
-        return None
+    return ruleset_or_none(ruleset_id) if ruleset_id else None
 
 
 def moves_help() -> str:
@@ -163,6 +150,13 @@ def settings_embed(settings: SettingsView) -> discord.Embed:
     )
     embed.add_field(
         name="Locked blocks retreat", value="yes" if settings.locked_blocks_retreat else "no"
+    )
+    embed.add_field(
+        name="Duel forum",
+        value=f"<#{settings.duel_forum_id}>: each new duel gets its own post there"
+        if settings.duel_forum_id is not None
+        else "none: a duel stays in the channel where it is started",
+        inline=False,
     )
     embed.set_footer(text=LATER_DUELS_ONLY)
     return embed
@@ -252,32 +246,33 @@ def duel_list_text(duels: list[DuelView], *, complete: bool = True) -> str:
 
 
 def history_text(history: DuelHistory) -> str:
-    duel = history.duel
+    view = history_view(history)
+    duel = view.duel
     head = [f"**{duel_title(duel)}**: {duel_state_text(duel)}"]
-    if not history.rounds:
+    if not view.rounds:
         head.append("No rounds yet.")
     lines: list[str] = []
-    for r in history.rounds:
+    for r in view.rounds:
         if r.status == "open":
             lines.append(f"Round {r.number}: open, deadline {deadline_text(r.deadline)}")
         elif r.status == "cancelled":
             lines.append(f"Round {r.number}: cancelled when the duel was ended")
-        else:
-            result = r.result or {}
-            choices = result.get("choices", {})
-            labels = result.get("labels") or {
-                s: move_label(duel.ruleset, choices.get(s)) for s in ("a", "b")
-            }
-            moves = " vs ".join(str(labels.get(s, "no move")) for s in ("a", "b"))
-            text = outcome_text(r.outcome or "", safe(duel.a.name), safe(duel.b.name), duel.ruleset)
+        elif r.result is not None:
+            result = r.result
+            moves = f"{result.a.move} vs {result.b.move}"
+            text = result.outcome_sentence(safe(duel.a.name), safe(duel.b.name))
             undone = ""
             if r.status == "undone":
-                by = f" by <@{r.undone_by}>" if r.undone_by is not None else ""
-                why = f": {safe(r.undo_reason, 200)}" if r.undo_reason else ""
-                undone = f" (undone{by}{why})"
-            follows = result.get("follows_undo_of")
-            after = f" [after the undo of round {follows}]" if follows is not None else ""
+                by = f"<@{r.undone_by}>" if r.undone_by is not None else None
+                undone = undone_note(by, safe(r.undo_reason, 200) if r.undo_reason else None)
+            after = (
+                ""
+                if r.follows_undo_of is None
+                else f" [after the undo of round {r.follows_undo_of}]"
+            )
             lines.append(f"Round {r.number}{undone}{after}: {moves}: {text}")
+        else:
+            lines.append(f"Round {r.number}: {r.status}")
     # Oldest first; when the rounds do not fit, the newest stay and the oldest are counted.
     return fit_lines(head, lines, keep="last", note=earlier_note)
 

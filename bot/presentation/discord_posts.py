@@ -1,0 +1,567 @@
+"""Pure rendering of outbox payloads into Discord message parts (no I/O).
+
+``render_post(kind, payload, post_id=...)`` returns the content and embeds of one outbox
+post. Every embed carries the marker ``duelbot post #<id>`` in its footer, which the poster
+looks for before posting again (a previous attempt may have landed before a timeout).
+
+Names in payloads are user-controlled: every one goes through :func:`safe` (Markdown and
+mentions escaped, one line, bounded). Embeds are cut to Discord's limits by :func:`fit`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import discord
+
+from bot.archive.links import duel_page_url
+from bot.presentation.discord_text import (
+    CONTENT_MAX,
+    FIELD_VALUE_MAX,
+    code,
+    fit,
+    plain,
+    safe,
+    timestamp,
+    truncate,
+)
+from bot.presentation.views import RoundResultView, round_result_of_post
+from bot.presentation.words import FAIRNESS_HINT, rules_in_force, ruleset_or_none
+from bot.rules.base import Ruleset
+from bot.services.messages import (
+    ChallengePost,
+    DmClosed,
+    DuelEnd,
+    DuelStart,
+    MessageFormatError,
+    MoveChoice,
+    OutboxMessage,
+    Party,
+    PrivateNote,
+    Reminder,
+    RoundOpen,
+    RoundPrompt,
+    RoundResultPost,
+    RoundUndone,
+    parse_message,
+)
+
+COLOUR_INFO = discord.Colour.blurple()
+COLOUR_RESULT = discord.Colour.gold()
+COLOUR_END = discord.Colour.dark_grey()
+COLOUR_WARN = discord.Colour.orange()
+
+_MARKER = "duelbot post #{id}"
+_MARKER_RE = re.compile(r"duelbot post #(\d+)(?!\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    content: str | None
+    embeds: list[discord.Embed] = field(default_factory=list)
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+def marker(post_id: int) -> str:
+    """The footer text that identifies outbox post ``post_id`` in a channel."""
+    return _MARKER.format(id=post_id)
+
+
+def marker_ids(text: str | None) -> set[int]:
+    """The outbox post ids named by markers in ``text``."""
+    return {int(m) for m in _MARKER_RE.findall(text or "")}
+
+
+def _name(party: Party) -> str:
+    return safe(party.name)
+
+
+def _mentions(*parties: Party) -> str | None:
+    return " ".join(f"<@{p.user_id}>" for p in parties if p.user_id is not None) or None
+
+
+def _duel_ref(duel_id: int | None) -> str:
+    return f"Duel #{duel_id if duel_id is not None else '?'}"
+
+
+def _line_fields(name: str, lines: Sequence[str], max_fields: int = 3) -> list[tuple[str, str]]:
+    """Lines packed into at most ``max_fields`` embed fields (each value <= 1024 characters);
+    lines that do not fit are summarised as "... and N more"."""
+    fields: list[tuple[str, str]] = []
+    chunk: list[str] = []
+    size = 0
+    left_out = 0
+    for index, raw in enumerate(lines):
+        line = truncate(raw, FIELD_VALUE_MAX)
+        extra = len(line) + (1 if chunk else 0)
+        if chunk and size + extra > FIELD_VALUE_MAX:
+            if len(fields) + 1 == max_fields:
+                left_out = len(lines) - index
+                break
+            fields.append((name if not fields else f"{name} (cont.)", "\n".join(chunk)))
+            chunk, size = [], 0
+            extra = len(line)
+        chunk.append(line)
+        size += extra
+    if left_out:
+        note = f"… and {left_out} more (see `/duel history`)"
+        while chunk and size + len(note) + 1 > FIELD_VALUE_MAX:
+            size -= len(chunk.pop()) + 1
+        chunk.append(note)
+    if chunk or not fields:
+        fields.append((name if not fields else f"{name} (cont.)", "\n".join(chunk) or "—"))
+    return fields
+
+
+def _finish(
+    content: str | None, embeds: Iterable[discord.Embed], post_id: int | None, behalf: str | None
+) -> Rendered:
+    out = list(embeds)
+    for embed in out:
+        if post_id is not None:
+            embed.set_footer(text=marker(post_id))
+    if behalf is not None and out:
+        # Author names render neither Markdown nor pings; defuse mentions all the same.
+        who = discord.utils.escape_mentions(plain(behalf))
+        out[0].set_author(name=f"Posted on behalf of {who}")
+    if content is not None:
+        content = truncate(content, CONTENT_MAX)
+    return Rendered(content, [fit(e) for e in out])
+
+
+# -- channel posts --------------------------------------------------------------------
+
+
+def duel_start(message: DuelStart) -> tuple[str | None, list[discord.Embed]]:
+    a, b = _name(message.a), _name(message.b)
+    rules = ruleset_or_none(message.ruleset)
+    embed = discord.Embed(
+        title=f"{_duel_ref(message.duel_id)}: {a} vs {b}",
+        description=(
+            f"A duel begins under {_ruleset_name(message.ruleset)}. A commander opens each "
+            "round; the duellists send "
+            "their moves to the bot by DM (or `/move`), and the moves stay secret until the "
+            "round closes."
+        ),
+        colour=COLOUR_INFO,
+    )
+    for side, party in (("a", message.a), ("b", message.b)):
+        who = f"<@{party.user_id}>" if party.user_id is not None else _name(party)
+        embed.add_field(
+            name=f"{side.upper()}: {_name(party)}",
+            value=f"{who}\n{fighter_text(rules, party.sheet)}",
+            inline=True,
+        )
+    if message.options is not None:
+        embed.add_field(
+            name="Rules fixed for this duel",
+            value=rules_text(message.ruleset, message.options),
+            inline=False,
+        )
+    return _mentions(message.a, message.b), [embed]
+
+
+def rules_text(ruleset: str, options: Mapping[str, Any]) -> str:
+    """The rules a duel was fixed with at its start, one per line (for the card and
+    `/duel status`); later server setting changes do not apply to it."""
+    lines = [f"{name}: {safe(meaning, 300)}" for name, meaning in rules_in_force(ruleset, options)]
+    lines.append("A change of the server's settings applies to later duels only.")
+    return "\n".join(lines)
+
+
+def fighter_text(rules: Ruleset | None, stats: Mapping[str, Any]) -> str:
+    """A duellist as their ruleset summarises them (``fighter_summary``), one line."""
+    if rules is None:
+        return "—"
+    summary = rules.fighter_summary(stats)
+    shown = [f"{safe(label, 30)} {safe(value, 60)}" for label, value in summary]
+    return " · ".join(shown[:10]) or "—"
+
+
+def round_open(message: RoundOpen) -> tuple[str | None, list[discord.Embed]]:
+    a, b = _name(message.a), _name(message.b)
+    round_no = message.round_no
+    when = (
+        f"Deadline: {timestamp(message.deadline)}."
+        if message.deadline is not None
+        else "No deadline: a commander closes the round."
+    )
+    if message.awaiting is not None:
+        # A step of a multi-step duel (FoEQ): only the awaited duellists choose now.
+        parties = {"a": message.a, "b": message.b}
+        who = " and ".join(_name(parties[s]) for s in message.awaiting) or "nobody"
+        how = (
+            f"Waiting for {who}: the bot has sent the choice by DM (or use "
+            f"`/move duel:{message.duel_id}` here)."
+        )
+    else:
+        how = (
+            "Duellists: send your move to the bot by DM (use the buttons in its message, or "
+            f"type the move), or use `/move duel:{message.duel_id}` here. Moves stay "
+            "secret until the round closes."
+        )
+    embed = discord.Embed(
+        title=f"{_duel_ref(message.duel_id)}, round {round_no} is open: {a} vs {b}",
+        description=f"{when}\n\n{how}",
+        colour=COLOUR_INFO,
+    )
+    embed.add_field(
+        name="Commitment (SHA-256 of this round's secret seed)",
+        value=code(message.commitment),
+        inline=False,
+    )
+    mentions = _mentions(message.a, message.b)
+    content = f"{mentions}: round {round_no} of duel #{message.duel_id} is open."
+    return (content if mentions else None), [embed]
+
+
+def _ruleset_name(ruleset_id: str) -> str:
+    rules = ruleset_or_none(ruleset_id)
+    return safe(rules.short_name(), 60) if rules is not None else safe(ruleset_id, 40)
+
+
+def round_result(message: RoundResultPost) -> tuple[str | None, list[discord.Embed]]:
+    view = round_result_of_post(message)
+    return _mentions(message.a, message.b), [result_embed(view)]
+
+
+def _roll_line(view: RoundResultView, index: int, names: Mapping[str, str]) -> str:
+    roll = view.rolls[index]
+    sides = roll.sides
+    zero = " (X ≤ 0 always gives 0)" if isinstance(sides, int) and sides <= 0 else ""
+    who = names.get(roll.for_side, safe(roll.for_side))
+    return (
+        f"{code(roll.label, 60)} DICE{sides} = **{roll.value}**"
+        f"{zero} for {who} ({safe(roll.purpose, 60)})"
+    )
+
+
+def result_embed(view: RoundResultView) -> discord.Embed:
+    """The round result as a Discord embed: the one function of this format for it."""
+    names = {f.side: safe(f.name) for f in (view.a, view.b)}
+    round_no = view.round_no
+    summary = view.outcome_sentence(names["a"], names["b"])
+    description = f"**{summary}.**\nRound {round_no} was {safe(view.closed_how, 200)}."
+    undo = view.follows_undo
+    if undo is not None:
+        by = undo.undone_by
+        description += f"\nThis result follows the undo of round {undo.round_no}" + (
+            f" by <@{by}>" if by is not None else ""
+        )
+        description += f" (reason: {safe(undo.reason, 300)})." if undo.reason else "."
+    embed = discord.Embed(
+        title=f"{_duel_ref(view.duel_id)}, round {round_no}: {names['a']} vs {names['b']}",
+        description=description,
+        colour=COLOUR_RESULT,
+    )
+    move_lines = [f"{f.side.upper()}: {names[f.side]}: **{f.move}**" for f in (view.a, view.b)]
+    embed.add_field(name="Moves (revealed)", value="\n".join(move_lines), inline=False)
+    roll_lines = [_roll_line(view, i, names) for i in range(len(view.rolls))]
+    for name, value in _line_fields("Rolls", roll_lines or ["No dice were rolled."], 2):
+        embed.add_field(name=name, value=value, inline=False)
+    log_lines = [f"• {safe(line, 900)}" for line in view.log]
+    for name, value in _line_fields(
+        f"Adjudication ({_ruleset_name(view.ruleset)})", log_lines or ["—"], 3
+    ):
+        embed.add_field(name=name, value=value, inline=False)
+    if view.house_rules:
+        embed.add_field(name="House rules", value=safe(view.house_rules, 900), inline=False)
+    if view.winner:
+        winner_text = safe(view.winner)
+    elif view.ended:
+        winner_text = "none (the duel is over)"
+    else:
+        winner_text = "none yet (the duel goes on)"
+    embed.add_field(name="Outcome", value=f"{summary} ({code(view.outcome, 40)})", inline=False)
+    embed.add_field(name="Winner", value=winner_text, inline=True)
+    embed.add_field(name="Locked in combat", value="yes" if view.locked else "no", inline=True)
+    embed.add_field(name="Duel", value="over" if view.ended else "goes on", inline=True)
+    embed.add_field(name="Seed (revealed)", value=code(view.seed), inline=False)
+    embed.add_field(
+        name="Commitment (published when the round opened)",
+        value=code(view.commitment),
+        inline=False,
+    )
+    embed.add_field(name="Verify", value=FAIRNESS_HINT, inline=False)
+    return embed
+
+
+def round_undone(message: RoundUndone) -> tuple[str | None, list[discord.Embed]]:
+    round_no = message.round_no
+    was = f" (it was {code(message.outcome, 40)})" if message.outcome else ""
+    by = message.undone_by
+    who = f"<@{by}>" if by is not None else "A commander"
+    embed = discord.Embed(
+        title=f"{_duel_ref(message.duel_id)}: round {round_no} undone",
+        description=(
+            f"{who} voided the result of round {round_no}{was}. The duel is back to "
+            "where it stood before that round; the undone result stays in the history, and "
+            "the next result says that it follows this undo."
+        ),
+        colour=COLOUR_WARN,
+    )
+    if message.reason:
+        embed.add_field(name="Undone by", value=who, inline=True)
+        embed.add_field(name="Reason", value=safe(message.reason, 400), inline=False)
+    return None, [embed]
+
+
+def duel_end(message: DuelEnd) -> tuple[str | None, list[discord.Embed]]:
+    a, b = _name(message.a), _name(message.b)
+    reason = safe(message.reason or "no reason given", 400)
+    lines = [f"Ended by a commander. Reason: {reason}"]
+    if message.cancelled_round is not None:
+        lines.append(
+            f"Round {message.cancelled_round} was cancelled unresolved; its moves stay sealed."
+        )
+    embed = discord.Embed(
+        title=f"{_duel_ref(message.duel_id)} has ended: {a} vs {b}",
+        description="\n".join(lines),
+        colour=COLOUR_END,
+    )
+    return _mentions(message.a, message.b), [embed]
+
+
+_CHALLENGE_TITLES = {
+    "accepted": "accepted: the duel is fought",
+    "forced": "refused, but the duel is forced",
+    "refused": "refused",
+}
+
+
+def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
+    """A By This Axe challenge settled: accepted, forced (d6 1-3) or refused."""
+    challenger, challenged = safe(message.challenger.name), safe(message.challenged.name)
+    lines = [safe(line, 300) for line in message.log]
+    if message.leadership_lost:
+        lines.append(f"**{challenged} loses his leadership for this turn.**")
+    if message.duel_id is not None:
+        lines.append(f"Duel #{message.duel_id} begins: a commander opens round 1.")
+    roll = message.force_roll
+    if roll is not None:
+        lines.append(
+            f"Force roll `{safe(roll.label, 60)}`: d6 = {roll.value}; seed "
+            f"`{message.seed}` (commitment `{message.commitment}`)."
+        )
+    title = _CHALLENGE_TITLES.get(message.outcome, message.outcome)
+    embed = discord.Embed(
+        title=f"{challenger} challenges {challenged}: {title}"[:256],
+        description="\n".join(lines)[:4000],
+        colour=COLOUR_INFO,
+    )
+    return None, [embed]
+
+
+def dm_closed(message: DmClosed) -> tuple[str | None, list[discord.Embed]]:
+    """The notice for a duellist whose DMs are closed: who, and how to move. Nothing else."""
+    duel_id = message.duel_id
+    text = (
+        f"<@{message.user_id}> cannot receive direct messages from the bot. Send your move for "
+        f"duel #{duel_id} with `/move duel:{duel_id} move:<choice>` (only you see the answer)."
+    )
+    embed = discord.Embed(
+        title=f"{_duel_ref(duel_id)}: a duellist's DMs are closed",
+        description=text,
+        colour=COLOUR_WARN,
+    )
+    return text, [embed]
+
+
+# -- DMs ------------------------------------------------------------------------------
+
+
+def _deadline_text(deadline: datetime | None) -> str:
+    if deadline is None:
+        return "There is no deadline: a commander closes the round."
+    return f"Deadline: {timestamp(deadline)}."
+
+
+MAX_BUTTONS = 25
+LABEL_MAX = 80  # characters of a button label
+
+
+def _how_to_move(moves: tuple[MoveChoice, ...]) -> str:
+    if len(moves) > MAX_BUTTONS:
+        return "Reply with your move as text"
+    return "Pick your move with a button below, or reply with its name"
+
+
+_CODE_SPAN = re.compile(r"`([^`]{1,40})`")
+
+
+def _example_move(message: RoundPrompt) -> str:
+    """The example in a DM prompt: the ruleset's own (the last choice its help text shows)
+    when it is legal now, else the first legal choice."""
+    listed = [m.id for m in message.moves]
+    shown = _CODE_SPAN.findall(_help_of(message.ruleset))
+    if shown and shown[-1] in listed:
+        return safe(shown[-1], 40)
+    return safe(listed[0], 40) if listed else "help"
+
+
+def _help_paragraph(message: RoundPrompt) -> str:
+    """The ruleset's help (how to answer) when the buttons cannot list every choice."""
+    help_text = _help_of(message.ruleset)
+    if help_text and (not message.moves or len(message.moves) > MAX_BUTTONS):
+        return f"\n\n{truncate(help_text, 1000)}"
+    return ""
+
+
+def _help_of(ruleset_id: str) -> str:
+    """The ruleset's general help (how to answer), from the registry: payloads never carry
+    text that names moves."""
+    rules = ruleset_or_none(ruleset_id)
+    return rules.help_text() if rules is not None else ""
+
+
+def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
+    duel_id, round_no = message.duel_id, message.round_no
+    opponent = safe(message.opponent)
+    if message.prompt:
+        # A step of a multi-step duel (FoEQ): the ruleset says what is asked.
+        secrecy = (
+            "Your choice stays secret."
+            if message.secret
+            else "This choice is made in the open: it is shown in the result."
+        )
+        embed = discord.Embed(
+            title=f"Duel #{duel_id}, step {round_no}: your choice",
+            description=(
+                f"You are duelling **{opponent}**.\n{_deadline_text(message.deadline)}\n\n"
+                f"{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves)} (or put "
+                f"the duel first if you are in several duels: `#{duel_id} ...`). {secrecy}"
+            ),
+            colour=COLOUR_INFO,
+        )
+        return None, [embed]
+    example = _example_move(message)
+    embed = discord.Embed(
+        title=f"Duel #{duel_id}, round {round_no}: your move",
+        description=(
+            f"You are duelling **{opponent}**. Round {round_no} is open.\n"
+            f"{_deadline_text(message.deadline)}\n\n"
+            f"{_how_to_move(message.moves)} (for example `{example}`, or "
+            f"`#{duel_id} {example}` if you are in several duels). "
+            "Your move stays secret until the round closes." + _help_paragraph(message)
+        ),
+        colour=COLOUR_INFO,
+    )
+    return None, [embed]
+
+
+def reminder(message: Reminder) -> tuple[str | None, list[discord.Embed]]:
+    duel_id, round_no = message.duel_id, message.round_no
+    embed = discord.Embed(
+        title=f"Reminder: duel #{duel_id}, round {round_no}",
+        description=(
+            f"You have not sent a move yet for round {round_no} against "
+            f"**{safe(message.opponent)}**.\n{_deadline_text(message.deadline)}\n\n"
+            f"{_how_to_move(message.moves)}."
+        ),
+        colour=COLOUR_WARN,
+    )
+    return None, [embed]
+
+
+def private_note(message: PrivateNote) -> tuple[str | None, list[discord.Embed]]:
+    """What only this duellist may learn from a step (their secret choices confirmed, the
+    opponent's Style learnt...). A DM, never a channel post."""
+    lines = [f"• {truncate(note, 500)}" for note in message.notes]
+    embed = discord.Embed(
+        title=f"Duel #{message.duel_id}, step {message.round_no}: for your eyes only",
+        description="\n".join(lines) or "—",
+        colour=COLOUR_INFO,
+    )
+    embed.add_field(
+        name="Secret",
+        value=f"Only you receive this; **{safe(message.opponent)}** and the channel do not.",
+        inline=False,
+    )
+    return None, [embed]
+
+
+def _render(message: OutboxMessage) -> tuple[str | None, list[discord.Embed]]:
+    match message:
+        case DuelStart():
+            return duel_start(message)
+        case RoundOpen():
+            return round_open(message)
+        case RoundResultPost():
+            return round_result(message)
+        case RoundUndone():
+            return round_undone(message)
+        case DuelEnd():
+            return duel_end(message)
+        case DmClosed():
+            return dm_closed(message)
+        case ChallengePost():
+            return challenge(message)
+        case RoundPrompt():
+            return dm_prompt(message)
+        case Reminder():
+            return reminder(message)
+        case PrivateNote():
+            return private_note(message)
+    raise MessageFormatError(f"no rendering for outbox message kind {message.KIND!r}")
+
+
+def render_message(
+    message: OutboxMessage,
+    *,
+    post_id: int | None = None,
+    behalf: str | None = None,
+    archive_base_url: str | None = None,
+) -> Rendered:
+    """Content and embeds for one outbox message. ``behalf``: the commander's name, shown
+    as "Posted on behalf of ..." when the post cannot go out through a webhook.
+    ``archive_base_url`` (config ``[archive] base_url``): a round result links to the duel's
+    archive page, where a reader's browser checks every roll (issue 15)."""
+    content, embeds = _render(message)
+    if isinstance(message, RoundResultPost) and embeds:
+        url = duel_page_url(archive_base_url, message.duel_id, message.guild_id)
+        if url is not None and len(embeds[0].fields) < EMBED_MAX_FIELDS:
+            embeds[0].add_field(name=ARCHIVE_LINK_TITLE, value=url[:1024], inline=False)
+    return _finish(content, embeds, post_id, behalf)
+
+
+#: The result embed's field that links to the duel's archive page.
+ARCHIVE_LINK_TITLE = "Check every roll in your browser"
+EMBED_MAX_FIELDS = 25
+
+
+def render_post(
+    kind: str,
+    payload: Mapping[str, Any],
+    *,
+    post_id: int | None = None,
+    behalf: str | None = None,
+) -> Rendered:
+    """Content and embeds for one outbox row (its payload read with
+    :func:`~bot.services.messages.parse_message`: MessageFormatError when unreadable)."""
+    return render_message(parse_message(kind, payload), post_id=post_id, behalf=behalf)
+
+
+def dm_buttons(moves: Sequence[MoveChoice]) -> list[tuple[str, str]]:
+    """The move buttons of a DM prompt or reminder: the legal moves the service listed. Too
+    many for buttons: none; the prompt explains the text form."""
+    if len(moves) > MAX_BUTTONS:
+        return []
+    return [(m.id, button_label(m.label)) for m in moves]
+
+
+def button_label(label: str) -> str:
+    """A button label Discord accepts: one line, 1 to 80 characters (a long FoEQ reroll
+    label is cut with an ellipsis)."""
+    return plain(label, LABEL_MAX)
+
+
+def thread_name(message: DuelStart) -> str:
+    """``Duel #N: A vs B`` as a thread name (plain text, at most 100 characters)."""
+    a, b = plain(message.a.name, 40), plain(message.b.name, 40)
+    return plain(f"Duel #{message.duel_id}: {a} vs {b}", 100)

@@ -1,0 +1,211 @@
+"""The text formats: Markdown (to paste in Discord, forums, GitHub) and BBCode (forums).
+
+One layout per thing (a round result, a whole duel) written once over ``Markup``, whose
+two subclasses say how each format writes bold, lists, code and headings and hold the
+format's one escape function (after avrae/d20's stringifiers: one result object,
+interchangeable renderers). A new text format is one more subclass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from bot.presentation.views import HistoryView, RollLine, RoundResultView, RoundRow
+from bot.presentation.words import (
+    VERIFY_HINT,
+    follows_undo_note,
+    one_line,
+    rules_in_force,
+    ruleset_title,
+    undone_note,
+)
+
+_ZWSP = "\u200b"
+_MD_SPECIAL = re.compile(r"([\\`*_~|<\[\]])")
+_MENTION = re.compile(r"@(everyone|here)", re.IGNORECASE)
+
+
+class Markup:
+    """How a text format writes things. Subclasses set the primitives."""
+
+    name = ""
+    #: Whether a duel's export titles every round (else only undone and re-rolled ones).
+    titles_every_round = True
+
+    def escape(self, text: str) -> str:
+        raise NotImplementedError
+
+    def bold(self, text: str) -> str:
+        raise NotImplementedError
+
+    def italic(self, text: str) -> str:
+        raise NotImplementedError
+
+    def code(self, text: str) -> str:
+        raise NotImplementedError
+
+    def prose(self, text: str) -> str:
+        """Our own text (no user input) with `code spans` in this format."""
+        return text
+
+    def heading(self, level: int, text: str) -> str:
+        raise NotImplementedError
+
+    def bullets(self, items: Iterable[str]) -> list[str]:
+        raise NotImplementedError
+
+    def detail(self, text: str) -> str:
+        """A line of details under a headline (the outcome's winner, seed...)."""
+        return text
+
+
+class Markdown(Markup):
+    name = "markdown"
+
+    def escape(self, text: str) -> str:
+        """User text safe inside Markdown: specials escaped, @everyone/@here defused."""
+        escaped = _MD_SPECIAL.sub(r"\\\1", one_line(text))
+        return _MENTION.sub(lambda m: "@" + _ZWSP + m.group(1), escaped)
+
+    def bold(self, text: str) -> str:
+        return f"**{text}**"
+
+    def italic(self, text: str) -> str:
+        return f"*{text}*"
+
+    def code(self, text: str) -> str:
+        return f"`{text}`"
+
+    def heading(self, level: int, text: str) -> str:
+        return f"{'#' * level} {text}"
+
+    def bullets(self, items: Iterable[str]) -> list[str]:
+        return [f"- {item}" for item in items]
+
+    def detail(self, text: str) -> str:
+        return f"- {text}"
+
+
+class BBCode(Markup):
+    name = "bbcode"
+    titles_every_round = False
+
+    def escape(self, text: str) -> str:
+        """User text safe inside BBCode: a zero-width space after '[' stops tag parsing."""
+        return one_line(text).replace("[", "[" + _ZWSP)
+
+    def bold(self, text: str) -> str:
+        return f"[b]{text}[/b]"
+
+    def italic(self, text: str) -> str:
+        return f"[i]{text}[/i]"
+
+    def code(self, text: str) -> str:
+        return text
+
+    def prose(self, text: str) -> str:
+        return text.replace("`", "")
+
+    def heading(self, level: int, text: str) -> str:
+        return self.bold(text)
+
+    def bullets(self, items: Iterable[str]) -> list[str]:
+        return ["[list]", *(f"[*]{item}" for item in items), "[/list]"]
+
+
+MARKDOWN = Markdown()
+BBCODE = BBCode()
+MARKUPS = {m.name: m for m in (MARKDOWN, BBCODE)}
+
+
+def _heading(a: str, b: str, duel_id: int | None, round_no: int | None) -> str:
+    where = []
+    if duel_id is not None:
+        where.append(f"Duel {duel_id}")
+    if round_no is not None:
+        where.append(f"round {round_no}")
+    prefix = ", ".join(where)
+    return f"{prefix}: {a} vs {b}" if prefix else f"{a} vs {b}"
+
+
+def _roll(m: Markup, roll: RollLine, names: dict[str, str]) -> str:
+    note = " (X <= 0 always yields 0)" if isinstance(roll.sides, int) and roll.sides <= 0 else ""
+    who = names.get(roll.for_side, m.escape(roll.for_side))
+    return (
+        f"{m.code(roll.label)}: DICE{roll.sides} = {roll.value}{note} for {who} "
+        f"({roll.purpose})"
+    )
+
+
+def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) -> str:
+    """A round's result in a text format, ready to paste: the one layout of every format."""
+    names = {f.side: m.escape(f.name) for f in (view.a, view.b)}
+    head = _heading(names["a"], names["b"], view.duel_id, view.round_no)
+    lines = [f"{m.bold(head)} ({ruleset_title(view.ruleset)})", ""]
+    duellists = [
+        f"{m.bold(f'{f.side.upper()}: {names[f.side]}')}: "
+        f"{m.escape(', '.join(f'{label} {value}' for label, value in f.summary))}; "
+        f"move: {m.bold(f.move)}"
+        for f in (view.a, view.b)
+    ]
+    if view.house_rules:
+        duellists.append(f"House rules: {m.escape(view.house_rules)}")
+    lines += m.bullets(duellists)
+    lines += ["", m.bold("Rolls")]
+    lines += m.bullets([_roll(m, r, names) for r in view.rolls] or ["no dice were rolled"])
+    lines += ["", m.bold("Adjudication")]
+    lines += m.bullets(m.escape(line) for line in view.log)
+    sentence = view.outcome_sentence(names["a"], names["b"])
+    lines += [
+        "",
+        f"{m.bold(f'Outcome: {sentence}')} ({m.code(view.outcome)})",
+        m.detail(f"Winner: {m.escape(view.winner) if view.winner is not None else 'none'}"),
+        m.detail(f"Locked in combat: {'yes' if view.locked else 'no'}"),
+    ]
+    if view.seed is not None:
+        lines.append(m.detail(f"Seed (revealed): {m.code(view.seed)}"))
+    if view.commitment is not None:
+        lines.append(m.detail(f"Commitment (SHA-256 of the seed): {m.code(view.commitment)}"))
+    if verify_hint:
+        lines += ["", m.italic(m.prose(VERIFY_HINT))]
+    return "\n".join(lines) + "\n"
+
+
+def _round_title(row: RoundRow, m: Markup) -> str:
+    undone = ""
+    if row.status == "undone":
+        by = f"user {row.undone_by}" if row.undone_by is not None else None
+        undone = undone_note(by, m.escape(row.undo_reason) if row.undo_reason else None)
+    return f"Round {row.number}{undone}{follows_undo_note(row.follows_undo_of)}"
+
+
+def duel_export(history: HistoryView, m: Markup) -> str:
+    """A whole duel in a text format. Rounds still open stay sealed: only their number,
+    commitment and deadline appear."""
+    d = history.duel
+    winner = f", winner {m.escape(d.winner_name)}" if d.winner_name else ""
+    parts = [
+        m.heading(1, f"Duel {d.id}: {m.escape(d.a.name)} vs {m.escape(d.b.name)}"),
+        f"Status: {d.status}{winner}",
+        "",
+        "Rules fixed for this duel:",
+        *m.bullets(
+            f"{name}: {m.escape(meaning)}" for name, meaning in rules_in_force(d.ruleset, d.options)
+        ),
+        "",
+    ]
+    for row in history.rounds:
+        if row.result is None:
+            sealed = (
+                f"Round {row.number}: open (commitment {row.commitment})"
+                if row.status == "open"
+                else f"Round {row.number}: {row.status}"
+            )
+            parts.append(m.heading(2, sealed) + "\n")
+            continue
+        title = _round_title(row, m)
+        if m.titles_every_round or title != f"Round {row.number}":
+            parts.append(m.heading(2, title))
+        parts.append(round_result(row.result, m, verify_hint=False))
+    return "\n".join(parts)

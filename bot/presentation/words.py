@@ -1,0 +1,179 @@
+"""What the bot says, in plain words for every format (renderers escape what they show):
+move and roll labels, outcome sentences, the rules fixed for a duel, close reasons, the
+fairness hints. Every ruleset-specific word comes from the ruleset (bot/rules)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.rules.base import Ruleset, get_ruleset
+from bot.rules.errors import RulesError
+from bot.rules.registry import DEFAULT_RULESET_ID
+
+PURPOSE_LABELS: dict[str, str] = {
+    "evade": "Evade",
+    "full_frontal_strike": "Full Frontal Strike",
+}
+
+#: How a round came to close, as a result says it.
+CLOSE_REASONS = {
+    "deadline": "closed automatically at the deadline",
+    "commander": "closed by a commander",
+    "all_submitted": "closed when every awaited duellist had chosen",
+}
+
+VERIFY_HINT = (
+    "Anyone can check this result: save the round's input with the revealed seed, the "
+    "commitment and this result as JSON and run `duelbot verify FILE` "
+    "(see docs/fairness.md)."
+)
+FAIRNESS_HINT = (
+    "Anyone can check this: `duelbot verify` re-derives the rolls from the revealed seed "
+    "and checks it against the commitment (docs/fairness.md)."
+)
+
+
+def one_line(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+def undone_note(by: str | None, reason: str | None) -> str:
+    """" (undone by X: reason)" after an undone round's title; ``by`` and ``reason`` as the
+    format shows them (already escaped)."""
+    return " (undone" + (f" by {by}" if by else "") + (f": {reason}" if reason else "") + ")"
+
+
+def follows_undo_note(round_no: int | None) -> str:
+    """" (follows the undo of round N)" after a re-rolled round's title."""
+    return "" if round_no is None else f" (follows the undo of round {round_no})"
+
+
+def ruleset_or_none(ruleset_id: str | None) -> Ruleset | None:
+    """The registered ruleset (the default one for None or ""), or None when unknown."""
+    try:
+        return get_ruleset(ruleset_id or DEFAULT_RULESET_ID)
+    except RulesError:
+        return None
+
+
+def ruleset_title(ruleset_id: str) -> str:
+    rules = ruleset_or_none(ruleset_id) if ruleset_id else None
+    return rules.title if rules is not None else ruleset_id or "unknown ruleset"
+
+
+def side_name(state: Mapping[str, Any], side: str) -> str:
+    """The display name of duellist ``side`` ("a"/"b"), "Duellist A" when unnamed."""
+    duellist = state.get(side) or {}
+    name = duellist.get("name") if isinstance(duellist, Mapping) else None
+    return name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
+
+
+def move_label(ruleset_id: str, move: str | None) -> str:
+    """A move's display label ("Full Frontal Strike"), or "no move"."""
+    if move is None:
+        return "no move"
+    try:
+        return get_ruleset(ruleset_id).choice_label(move)
+    except RulesError:
+        return move
+
+
+def purpose_label(purpose: str) -> str:
+    return PURPOSE_LABELS.get(purpose, purpose.replace("_", " ").title())
+
+
+def outcome_text(outcome: str, a_name: str, b_name: str, ruleset_id: str | None = None) -> str:
+    """One sentence for an outcome id, with the duellists' names: the ruleset's own
+    (``outcome_sentence``; the default ruleset when none is named)."""
+    rules = ruleset_or_none(ruleset_id)
+    if rules is None:
+        return outcome
+    return rules.outcome_sentence(outcome, a_name, b_name)
+
+
+def house_rules_text(ruleset_id: str | None, values: Any) -> str | None:
+    """``key=value, ...`` of the house rules in force (``values``: what the duel recorded,
+    defaults filled by the ruleset); None when the ruleset has none or none were recorded."""
+    rules = ruleset_or_none(ruleset_id)
+    if rules is None or not rules.house_rules() or not isinstance(values, Mapping):
+        return None
+    try:
+        pairs = rules.house_rules_summary(values)
+    except RulesError:
+        return None
+    return ", ".join(f"{key}={value}" for key, value in pairs)
+
+
+def _ruleset_uses(ruleset_id: str, key: str, one: Any, other: Any) -> bool:
+    """Does the duel's ruleset adjudicate differently with ``key`` = one or other?"""
+    try:
+        rules = get_ruleset(ruleset_id)
+    except RulesError:
+        return True
+    return bool(rules.make_options({key: one}) != rules.make_options({key: other}))
+
+
+def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The rules a duel was fixed with when it started (``duels.options``) as (name, meaning)
+    pairs, plain text (callers escape it): the duel card, `/duel status`, exports. A setting
+    the duel's ruleset ignores is left out; one a duel older than the snapshot did not
+    record says so."""
+    lines: list[tuple[str, str]] = []
+    change = options.get("change_of_choice")
+    lines.append(
+        (
+            "Change of choice",
+            "not recorded"
+            if change is None
+            else "on: a duellist may change a move until the round closes"
+            if change
+            else "off: a submitted move is locked in for the round",
+        )
+    )
+    missing = options.get("missing_move")
+    if _ruleset_uses(ruleset_id, "missing_move", "none", "forfeit"):
+        lines.append(
+            (
+                "Missing move",
+                "not recorded"
+                if missing is None
+                else "forfeit: a duellist without a move at the close loses"
+                if missing == "forfeit"
+                else f"{missing}: no move is made",
+            )
+        )
+    blocks = options.get("locked_blocks_retreat")
+    if _ruleset_uses(ruleset_id, "locked_blocks_retreat", True, False):
+        lines.append(
+            (
+                "Locked blocks retreat",
+                # yes/no alone: the setting's name says it (and a move's name in a public
+                # text would look like a leaked move to a reader, and to the secrecy audit).
+                "not recorded" if blocks is None else "yes" if blocks else "no",
+            )
+        )
+    rules = ruleset_or_none(ruleset_id)
+    house_keys = {rule.key for rule in rules.house_rules()} if rules is not None else set()
+    if house_keys:
+        house = house_rules_text(ruleset_id, options.get("house_rules"))
+        lines.append(
+            (
+                "House rules",
+                house
+                if house is not None
+                # Started before house rules were recorded: the readings of its time apply.
+                else "not recorded (the duel predates them)",
+            )
+        )
+    params = options.get("params")
+    if isinstance(params, Mapping) and params:
+        other = {
+            k: v
+            for k, v in params.items()
+            if str(k).strip().casefold().replace("_", "-") not in house_keys
+        }
+        shown = ", ".join(f"{one_line(k)}={one_line(v)}" for k, v in other.items())
+        if shown:
+            lines.append(("Duel settings", shown))
+    return lines

@@ -1,0 +1,50 @@
+"""The presentation package (issue 12): one view of a round result built from what the close
+stored, rendered by one function per format (Discord embed, Markdown, BBCode)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.presentation.discord_posts import result_embed
+from bot.presentation.discord_text import safe
+from bot.presentation.markup import BBCODE, MARKDOWN, round_result
+from bot.presentation.views import round_result_view
+from bot.rules.dice import ScriptedDice
+from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState, Options
+
+
+def _stored(**extra: Any) -> dict[str, Any]:
+    state = DuelState(Duellist("Ann", 8, 3), Duellist("B*b [x](y)", 2, 5))
+    result = RULE_2_14.resolve(
+        state, {"a": "full_frontal_strike", "b": None}, ScriptedDice([2], 4, 2), Options()
+    )
+    return {**result.to_dict(), **extra}
+
+
+def test_the_labels_the_close_stored_are_the_ones_shown_in_every_format() -> None:
+    stored = _stored(labels={"a": "Stored Label A", "b": "Stored Label B"})
+    view = round_result_view(stored, seed="s" * 64, commitment="c" * 64, duel_id=3, round_no=1)
+    assert (view.a.move, view.b.move) == ("Stored Label A", "Stored Label B")
+    embed = result_embed(view)
+    moves = next(f.value for f in embed.fields if f.name == "Moves (revealed)")
+    assert "**Stored Label A**" in moves and "**Stored Label B**" in moves
+    assert "**Stored Label A**" in round_result(view, MARKDOWN)
+    assert "[b]Stored Label B[/b]" in round_result(view, BBCODE)
+
+
+def test_a_result_without_stored_labels_has_them_from_its_choices() -> None:
+    view = round_result_view(_stored())
+    assert (view.a.move, view.b.move) == ("Full Frontal Strike", "no move")
+
+
+def test_each_format_escapes_names_its_own_way() -> None:
+    view = round_result_view(_stored(), duel_id=3, round_no=1)
+    assert "B\\*b \\[x\\](y)" in round_result(view, MARKDOWN)
+    assert "B*b [\u200bx](y)" in round_result(view, BBCODE)
+    assert "B\\*b \\[x](y)" in (result_embed(view).title or "")  # Discord: [ is enough
+
+
+def test_a_bounded_discord_name_never_ends_in_a_cut_escape() -> None:
+    # Cut first (to 99 characters and the ellipsis), then escaped: the backslash stays whole.
+    assert safe("a" * 98 + "*_z", 100) == "a" * 98 + "\\*…"
+    assert safe("x" * 99 + "_", 100) == "x" * 99 + "\\_"
