@@ -11,10 +11,11 @@ durable, exactly as with one transaction per move.
 What the fast path does not handle it hands back untouched (it has written nothing for that
 move yet): every refusal (no open round, not your turn, an unknown move, a change not
 allowed or past the cap, a past deadline, a round number that is over), a DM that names no
-duel and finds none or several open rounds, a duel whose rounds close as soon as both sides
-have chosen (multi-step rulesets, ``close_when_all_submitted``). The caller then runs the
-step-by-step path (RoundCommands._submit_in) in a transaction of its own, which gives the
-detailed refusals and the exactly-once close.
+duel and finds none or several open rounds, a multi-step ruleset's step (it closes as soon
+as every awaited side has chosen), and with ``close_when_all_submitted`` the move that
+completes a round (the other side has moved). The caller then runs the step-by-step path
+(RoundCommands._submit_step_by_step) in a transaction of its own, which gives the detailed
+refusals and the exactly-once close.
 
 If a statement of a batch fails (a constraint, a deadlock, a bug), the batch is rolled back
 and each of its moves is retried alone on the step-by-step path: nothing of the batch was
@@ -203,6 +204,9 @@ class GroupCommit:
         move = self._checked(rows, req)
         found = await queries.side_moves(conn, move.row.round_id, move.side)
         supersede = self._change_checked(move, *found)
+        if self._defaults.close_when_all_submitted:  # would this move close the round?
+            other = await queries.side_moves(conn, move.row.round_id, other_side(move.side))
+            self._not_closing(other[1])
         await queries.store_move(conn, **move.store_args(req, supersede))
         return move.receipt(found[2])
 
@@ -215,8 +219,18 @@ class GroupCommit:
         move = self._checked(rows, req)
         found = sqlite_moves.side_moves(c, move.row.round_id, move.side)
         supersede = self._change_checked(move, *found)
+        if self._defaults.close_when_all_submitted:
+            other = sqlite_moves.side_moves(c, move.row.round_id, other_side(move.side))
+            self._not_closing(other[1])
         sqlite_moves.store_move(c, **move.store_args(req, supersede))
         return move.receipt(found[2])
+
+    @staticmethod
+    def _not_closing(other_current_id: int | None) -> None:
+        """With ``close_when_all_submitted`` a move that completes the round closes it: that
+        is the step-by-step path's (the close and its exactly-once guarantees live there)."""
+        if other_current_id is not None:
+            raise _StepByStep
 
     def _checked(self, rows: Sequence[Any], req: MoveRequest) -> _Move:
         """The move's duel, side and move id, or _StepByStep (a refusal, a DM that finds no

@@ -126,3 +126,26 @@ async def test_both_paths_store_the_same_values(database: Database, db_backend: 
             raw = (await session.execute(text("SELECT submitted_at FROM submissions"))).all()
         stamp = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$")
         assert all(stamp.match(r[0]) for r in raw), raw
+
+
+async def test_close_when_all_submitted_closes_once(database: Database) -> None:
+    """With close_when_all_submitted the first move of a round takes the fast path and the
+    move that completes it the step-by-step one, which closes the round exactly once, even
+    when both arrive together."""
+    services = Services.create(database, DuelSettings(close_when_all_submitted=True))
+    duel_id = await duel_with_round(services)
+    batcher = services.duels._group_commit()
+    receipts = await asyncio.gather(
+        services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text"),
+        services.duels.submit_move(
+            user_id=BOB.user_id, move="ffs", via="dm_button", duel_id=duel_id
+        ),
+    )
+    closed = [r.closed for r in receipts if r.closed is not None]
+    assert len(closed) == 1 and closed[0].result["choices"] == {
+        "a": "evade",
+        "b": "full_frontal_strike",
+    }
+    assert batcher.batched_moves == 1  # the first move; the completing one went step by step
+    status = await services.duels.round_status(duel_id, GUILD)
+    assert not (status.round_no == 1 and status.is_open)  # round 1 is closed
