@@ -2,7 +2,7 @@
 places that render no Markdown, inline code, cutting to a limit, its one timestamp helper,
 and fitting an embed to Discord's limits.
 
-With discord_posts.py and discord_replies.py, the only modules of bot/presentation that
+With the other discord_*.py modules, the only modules of bot/presentation that
 import discord.py (tests/test_layering.py): the embed renderer needs its Embed and its
 Markdown and mention escapes.
 """

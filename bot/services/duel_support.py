@@ -25,7 +25,14 @@ from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotF
 from bot.services.messages import MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats
 from bot.services.scope import DuelScope
-from bot.services.views import DuellistView, DuelView, OpenRoundView, RoundRecord
+from bot.services.views import (
+    DuellistView,
+    DuelView,
+    OpenRoundView,
+    RoundClosed,
+    RoundRecord,
+    SubmissionReceipt,
+)
 
 MAX_REASON = 300
 # The server settings that change an outcome: fixed in duels.options when a duel starts, so a
@@ -141,6 +148,34 @@ def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> tuple[M
     rules = ruleset_of(ruleset_id)
     current = rules.state_from_dict(state)
     return tuple(MoveChoice(m.id, m.label) for m in rules.moves(current, side))  # type: ignore[arg-type]
+
+
+def move_receipt(
+    rules: Ruleset,
+    duel: tuple[int, int, Mapping[str, Any]],
+    round_: tuple[int, datetime | None],
+    side: str,
+    move_id: str,
+    changed_from: str | None,
+    closed: RoundClosed | None = None,
+) -> SubmissionReceipt:
+    """What a duellist is told of a stored move: ``duel`` is (id, server, state), ``round_``
+    (number, deadline); the labels are the ruleset's."""
+    duel_id, guild_id, state = duel
+    round_no, deadline = round_
+    return SubmissionReceipt(
+        duel_id=duel_id,
+        guild_id=guild_id,
+        round_no=round_no,
+        side=side,
+        move=move_id,
+        move_label=rules.choice_label(move_id),
+        changed_from=changed_from,
+        deadline=deadline,
+        opponent_name=state[other_side(side)]["name"],
+        closed=closed,
+        changed_from_label=None if changed_from is None else rules.choice_label(changed_from),
+    )
 
 
 def no_sheet(name: str, rules: Ruleset) -> NotFound:
@@ -259,12 +294,23 @@ def announce(
     """What a duel command does last: its post queued for the duel's channel (deduplicated
     by kind and ``key``) and its audit entry, in the caller's transaction."""
     post_in_duel_channel(session, view, message, key=key, on_behalf_of=on_behalf_of)
+    audit_duel(session, view, actor_id, action, details)
+
+
+def audit_duel(
+    session: AsyncSession,
+    duel: Duel | DuelView,
+    actor_id: int | None,
+    action: str,
+    details: dict[str, Any],
+) -> None:
+    """The audit entry of something done to ``duel`` (in the caller's transaction)."""
     queries.audit(
         session,
-        guild_id=view.guild_id,
+        guild_id=duel.guild_id,
         actor_id=actor_id,
         action=action,
-        duel_id=view.id,
+        duel_id=duel.id,
         details=details,
     )
 

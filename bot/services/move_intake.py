@@ -44,7 +44,7 @@ from bot.db.engine import Database, DatabaseUnavailable
 from bot.db.models import utcnow
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
-from bot.services.duel_support import RULE_SETTINGS, other_side, ruleset_of
+from bot.services.duel_support import RULE_SETTINGS, move_receipt, other_side, ruleset_of
 from bot.services.errors import DomainError, Unavailable
 from bot.services.scope import DuelScope
 from bot.services.views import SubmissionReceipt
@@ -93,22 +93,9 @@ class _Move:
         }
 
     def receipt(self, changed_from: str | None) -> SubmissionReceipt:
-        row, ruleset = self.row, self.ruleset
-        return SubmissionReceipt(
-            duel_id=row.id,
-            guild_id=row.guild_id,
-            round_no=row.round_number,
-            side=self.side,
-            move=self.move_id,
-            move_label=ruleset.choice_label(self.move_id),
-            changed_from=changed_from,
-            deadline=row.round_deadline,
-            opponent_name=row.state[other_side(self.side)]["name"],
-            closed=None,
-            changed_from_label=(
-                None if changed_from is None else ruleset.choice_label(changed_from)
-            ),
-        )
+        row = self.row
+        where = (row.id, row.guild_id, row.state), (row.round_number, row.round_deadline)
+        return move_receipt(self.ruleset, *where, self.side, self.move_id, changed_from)
 
 
 class GroupCommit:

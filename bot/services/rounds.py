@@ -19,10 +19,12 @@ from bot.services.duel_support import (
     DuelUseCases,
     adjudication_settings,
     announce,
+    audit_duel,
     clean_reason,
     duel_view,
     iso,
     legal_moves,
+    move_receipt,
     other_side,
     party,
     post_in_duel_channel,
@@ -294,21 +296,8 @@ class RoundCommands(DuelUseCases):
                 sides = await queries.current_submissions(session, rnd.id)
                 if set(sides) == {"a", "b"}:
                     closed = await self._close(session, duel, rnd, None, "all_submitted")
-            return SubmissionReceipt(
-                duel_id=duel.id,
-                guild_id=duel.guild_id,
-                round_no=rnd.number,
-                side=side,
-                move=move_id,
-                move_label=ruleset.choice_label(move_id),
-                changed_from=changed_from,
-                deadline=rnd.deadline,
-                opponent_name=duel.state[other_side(side)]["name"],
-                closed=closed,
-                changed_from_label=(
-                    None if changed_from is None else ruleset.choice_label(changed_from)
-                ),
-            )
+            where = (duel.id, duel.guild_id, duel.state), (rnd.number, rnd.deadline)
+            return move_receipt(ruleset, *where, side, move_id, changed_from, closed)
 
     async def _refuse_past_change_cap(
         self, session: AsyncSession, duel: Duel, rnd: Round, side: str, current_move: str
@@ -456,18 +445,13 @@ class RoundCommands(DuelUseCases):
                 continue
             # What only this duellist may learn: a DM to them, never in a channel post, the
             # stored result or the log.
+            opponent = str(stored["state"][other_side(side)]["name"])
+            said = tuple(str(note) for note in notes)
+            where = (duel.id, rnd.number, duel.ruleset, side, opponent, view.post_channel_id)
             post_in_duel_channel(
                 session,
                 view,
-                PrivateNote(
-                    duel_id=duel.id,
-                    round_no=rnd.number,
-                    ruleset=duel.ruleset,
-                    side=side,
-                    opponent=str(stored["state"][other_side(side)]["name"]),
-                    channel_id=view.post_channel_id,
-                    notes=tuple(str(note) for note in notes),
-                ),
+                PrivateNote(*where, said),
                 key=f"private_note:{rnd.id}:{side}",
                 on_behalf_of=on_behalf_of,
                 to_side=side,
@@ -570,16 +554,6 @@ async def _write_back_sheets(
         before = dict((profile.sheets or {}).get(ruleset.id) or {})
         after = {**before, **updates}
         profile.sheets = {**(profile.sheets or {}), ruleset.id: after}
-        queries.audit(
-            session,
-            guild_id=duel.guild_id,
-            actor_id=actor_id,
-            action="sheet.update",
-            duel_id=duel.id,
-            details={
-                "user_id": user_id,
-                "ruleset": ruleset.id,
-                "before": {k: before.get(k) for k in updates},
-                "after": dict(updates),
-            },
-        )
+        change = {"before": {k: before.get(k) for k in updates}, "after": dict(updates)}
+        details = {"user_id": user_id, "ruleset": ruleset.id, **change}
+        audit_duel(session, duel, actor_id, "sheet.update", details)

@@ -82,6 +82,10 @@ async def _play(
 ) -> None:
     rules = get_ruleset((await services.duels.get_duel(duel_id)).ruleset)
     for step in range(steps):
+        if before_close is not None and step > 0:
+            # Also at a round boundary reached by a step that closed by itself (a By This
+            # Axe forfeit choice) and after the last round (an ended duel can be undone).
+            await before_close(step - 1)
         status, state = await _state(db, duel_id)
         if status != "live" or stop(step):
             return

@@ -22,7 +22,7 @@ from bot.discord.checks import answer_privately, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import ALL_RULESETS, AnyMember
 from bot.discord.errors import reply_ephemeral, user_message
-from bot.discord.ladder_render import leaderboard_embed, record_embed
+from bot.presentation.discord_ladder import leaderboard_embed, record_embed
 from bot.services.errors import InvalidInput
 from bot.services.ladder_views import LeaderboardPage
 from bot.services.views import MemberRef

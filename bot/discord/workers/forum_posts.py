@@ -20,7 +20,7 @@ Discord refuses messages in a forum itself (40058), so:
 from __future__ import annotations
 
 import logging
-from typing import Literal
+from typing import Any, Literal
 
 import discord
 
@@ -122,6 +122,20 @@ class ForumPosts:
             isinstance(message, RoundResultPost) and message.ended
         )
 
+    async def _applied_tags(
+        self, thread: discord.Thread, forum: discord.ForumChannel
+    ) -> list[discord.ForumTag]:
+        """The post's tags through public API only: ``Thread.applied_tags`` when its forum is
+        cached; else the thread as Discord gives it (one GET), its tag ids read by the forum."""
+        if thread.parent is not None:
+            return list(thread.applied_tags)
+        try:
+            raw: Any = await self.bot.http.get_channel(thread.id)
+        except discord.HTTPException:
+            return []
+        ids = raw.get("applied_tags") or [] if isinstance(raw, dict) else []
+        return [tag for tag in (forum.get_tag(int(i)) for i in ids) if tag is not None]
+
     async def follow_state(self, thread: discord.Thread, post: OutboxItem) -> None:
         """Set the post's "open"/"ended" tag after a post that may have changed it. A refusal
         is logged: the post itself went out."""
@@ -136,9 +150,7 @@ class ForumPosts:
         if not isinstance(forum, discord.ForumChannel):
             return
         duel = await self.services.duels.get_duel(post.duel_id)
-        applied = [
-            tag for tag in (forum.get_tag(i) for i in thread._applied_tags) if tag is not None
-        ]
+        applied = await self._applied_tags(thread, forum)
         tags = tags_for(forum, applied, ended=duel.status != "live")
         if tags is None:
             return
