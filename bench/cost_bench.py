@@ -27,7 +27,7 @@ Phases, per process under test:
 3. CPU per event of the process (utime + stime from /proc/<pid>/stat over each phase, idle
    background included; the idle rate is printed too);
 4. the highest click rate sustained with p99 < 100 ms: the offered rate steps up (x1.25)
-   until p99 reaches 100 ms (or an answer is missing).
+   until p99 reaches 100 ms (or an answer is missing) in two tries of the step.
 On PostgreSQL only the sustained click rate is measured, for one and for two processes.
 
 Ratios against the echo bot are taken within the same run; figures on a shared 2-core
@@ -82,7 +82,7 @@ class Config:
     click_rate: float = 200.0
     clicks: int = 1000
     step_seconds: float = 2.5
-    start_rate: float = 100.0
+    start_rate: float = 25.0
     max_rate: float = 3000.0
     postgres_url: str | None = DEFAULT_POSTGRES
     limits: RateLimits = field(default_factory=RateLimits)
@@ -345,6 +345,7 @@ class Phase:
     seconds: float
     cpu_ms_per_event: dict[str, float]  # per process label
     stored: int | None = None  # rows stored during the phase (duelbot only)
+    rig_cpu_ms_per_event: float = 0.0  # this process: the fake Discord and the driver
 
     @property
     def lost(self) -> int:
@@ -458,9 +459,11 @@ async def measured(
 ) -> Phase:
     before_rows = await stored_moves(db) if db is not None else 0
     cpu0 = {c.label: c.cpu() for c in children}
+    rig0 = time.process_time()
     t0 = time.monotonic()
     latencies, sent_rate = await run()
     seconds = time.monotonic() - t0
+    rig = 1000 * (time.process_time() - rig0) / max(1, count)
     cpu = {c.label: 1000 * (c.cpu() - cpu0[c.label]) / max(1, count) for c in children}
     stored = (await stored_moves(db) - before_rows) if db is not None else None
     return Phase(
@@ -474,6 +477,7 @@ async def measured(
         seconds,
         cpu,
         stored,
+        rig,
     )
 
 
@@ -494,6 +498,14 @@ async def sustained(
         step = await measured("sustain", rate, count, run, children, db)
         steps.append(step)
         ok = step.answered == step.events and step.p99_ms < SUSTAIN_P99_MS and step.lost == 0
+        if not ok and step.lost == 0:
+            # One more try after a pause: on a shared machine one step can fall on another
+            # process's burst; the rate counts as sustained if either try kept p99 under.
+            await asyncio.sleep(2.0)
+            step = await measured("sustain", rate, count, run, children, db)
+            steps.append(step)
+            ok = step.answered == step.events and step.p99_ms < SUSTAIN_P99_MS
+            ok = ok and step.lost == 0
         print(
             f"    {rate:7.0f}/s offered ({step.sent_rate:.0f}/s sent): p50 {step.p50_ms:.1f} ms, "
             f"p99 {step.p99_ms:.1f} ms, lost {step.lost}",
@@ -587,15 +599,15 @@ async def run_target(
 
                     out.dm = await measured("dm", cfg.dm_rate, cfg.dms, dms, children, db)
                     await asyncio.sleep(1.0)
-                    print(f"  {label}: clicks at {cfg.click_rate:.0f}/s", file=sys.stderr)
+                print(f"  {label}: clicks at {cfg.click_rate:.0f}/s", file=sys.stderr)
 
-                    async def clicks() -> tuple[list[float], float]:
-                        return await click_phase(world, cfg.clicks, cfg.click_rate, echo)
+                async def clicks() -> tuple[list[float], float]:
+                    return await click_phase(world, cfg.clicks, cfg.click_rate, echo)
 
-                    out.click = await measured(
-                        "click", cfg.click_rate, cfg.clicks, clicks, children, db
-                    )
-                    await asyncio.sleep(1.0)
+                out.click = await measured(
+                    "click", cfg.click_rate, cfg.clicks, clicks, children, db
+                )
+                await asyncio.sleep(1.0)
                 print(f"  {label}: sustained click rate", file=sys.stderr, flush=True)
                 out.sustained_per_s, out.steps = await sustained(world, cfg, echo, children, db)
             finally:
@@ -635,9 +647,9 @@ def render(rep: Report) -> str:
     by = {t.label: t for t in rep.targets}
     lines = [
         f"{'process':<16}{'DM p50':>8}{'DM p99':>8}{'DM cpu':>8}{'clk p50':>9}{'clk p99':>9}"
-        f"{'clk cpu':>9}{'lost':>6}{'sustained':>11}{'idle cpu':>10}",
-        f"{'':<16}{'ms':>8}{'ms':>8}{'ms/ev':>8}{'ms':>9}{'ms':>9}{'ms/ev':>9}{'':>6}"
-        f"{'clicks/s':>11}{'ms/s':>10}",
+        f"{'clk cpu':>9}{'rig cpu':>9}{'lost':>6}{'sustained':>11}{'idle cpu':>10}",
+        f"{'':<16}{'ms':>8}{'ms':>8}{'ms/ev':>8}{'ms':>9}{'ms':>9}{'ms/ev':>9}{'ms/clk':>9}"
+        f"{'':>6}{'clicks/s':>11}{'ms/s':>10}",
     ]
     for t in rep.targets:
         d, c = t.dm, t.click
@@ -645,7 +657,11 @@ def render(rep: Report) -> str:
         lines.append(
             f"{t.label:<16}"
             + (f"{d.p50_ms:>8.1f}{d.p99_ms:>8.1f}{_cpu(d):>8.2f}" if d else f"{'-':>8}" * 3)
-            + (f"{c.p50_ms:>9.1f}{c.p99_ms:>9.1f}{_cpu(c):>9.2f}" if c else f"{'-':>9}" * 3)
+            + (
+                f"{c.p50_ms:>9.1f}{c.p99_ms:>9.1f}{_cpu(c):>9.2f}{c.rig_cpu_ms_per_event:>9.2f}"
+                if c
+                else f"{'-':>9}" * 4
+            )
             + f"{lost:>6}{t.sustained_per_s:>11.0f}{sum(t.idle_cpu_ms_per_s.values()):>10.1f}"
         )
     lines.append("")

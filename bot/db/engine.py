@@ -18,6 +18,7 @@ from sqlalchemy import event, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -120,7 +121,11 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        # FULL: a COMMIT returns once the WAL is on disk (fsync), so an acknowledged move
+        # survives a power cut too; NORMAL only survives a crash of the process. Measured
+        # on this VM: 0.66 ms of wall time and 0.13 ms of CPU per commit, in aiosqlite's
+        # thread; group commit shares one among the moves of a batch (issue 14).
+        cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT * 1000)}")
         cursor.close()
 
@@ -195,6 +200,21 @@ class Database:
         # Here only after the commit succeeded (a rollback raised above).
         if session.info.pop(OUTBOX_WRITTEN, False):
             self._outbox_written()
+
+    @asynccontextmanager
+    async def core_transaction(self) -> AsyncIterator[AsyncConnection]:
+        """A transaction on a Core connection, for hot paths that write with Core statements
+        only (no ORM session, and so no outbox rows: those go through ``transaction``).
+        Committed when the block ends; errors as ``transaction``'s."""
+        try:
+            async with self.engine.begin() as conn:
+                yield conn
+        except (OperationalError, InterfaceError, PoolTimeout, ConnectionError, OSError) as exc:
+            raise DatabaseUnavailable(str(exc)) from exc
+        except DBAPIError as exc:
+            if exc.connection_invalidated:
+                raise DatabaseUnavailable(str(exc)) from exc
+            raise
 
     async def dispose(self) -> None:
         await self.engine.dispose()

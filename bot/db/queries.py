@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, func, insert, or_, select, update
+from sqlalchemy import Row, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
@@ -277,6 +277,38 @@ _MOVE_TARGET_COLUMNS = (
     Round.number.label("round_number"),
     Round.deadline.label("round_deadline"),
 )
+# Built once: constructing a statement and its cache key cost more than running it.
+_TARGET_BY_DUEL = (
+    select(*_MOVE_TARGET_COLUMNS)
+    .join(Round, and_(Round.duel_id == Duel.id, Round.status == "open"))
+    .where(Duel.id == bindparam("duel_id"))
+    .with_for_update()
+)
+_TARGETS_OF_USER = (
+    select(*_MOVE_TARGET_COLUMNS)
+    .join(Round, Round.duel_id == Duel.id)
+    .where(
+        Duel.status == "live",
+        Round.status == "open",
+        or_(Duel.a_user_id == bindparam("user_id"), Duel.b_user_id == bindparam("user_id")),
+    )
+    .order_by(Duel.id)
+    .with_for_update()
+)
+# The side's moves in the round: how many were stored (superseded ones included: the change
+# cap counts them) and the current one (at most one is not superseded), in one statement.
+_CURRENT = Submission.superseded_at.is_(None)
+_SIDE_MOVES = select(
+    func.count(),
+    func.max(case((_CURRENT, Submission.id))),
+    func.max(case((_CURRENT, Submission.move))),
+).where(Submission.round_id == bindparam("round_id"), Submission.side == bindparam("side"))
+_SUPERSEDE = (
+    update(Submission)
+    .where(Submission.id == bindparam("submission_id"))
+    .values(superseded_at=bindparam("at"))
+)
+_STORE = insert(Submission)
 
 
 async def move_targets(
@@ -286,38 +318,16 @@ async def move_targets(
     (``duel_id``) or ``open_rounds_of_user(lock=True)`` (``user_id``: the user's live duels
     with an open round, by duel id) read them: one row each."""
     if duel_id is not None:
-        stmt = (
-            select(*_MOVE_TARGET_COLUMNS)
-            .join(Round, and_(Round.duel_id == Duel.id, Round.status == "open"))
-            .where(Duel.id == duel_id)
-        )
-    else:
-        stmt = (
-            select(*_MOVE_TARGET_COLUMNS)
-            .join(Round, Round.duel_id == Duel.id)
-            .where(
-                Duel.status == "live",
-                Round.status == "open",
-                or_(Duel.a_user_id == user_id, Duel.b_user_id == user_id),
-            )
-            .order_by(Duel.id)
-        )
-    return (await conn.execute(stmt.with_for_update())).all()
+        return (await conn.execute(_TARGET_BY_DUEL, {"duel_id": duel_id})).all()
+    return (await conn.execute(_TARGETS_OF_USER, {"user_id": user_id})).all()
 
 
-async def current_move(conn: AsyncConnection, round_id: int, side: str) -> Row[int, str] | None:
-    """(id, move) of the side's current (not superseded) submission in the round."""
-    stmt = select(Submission.id, Submission.move).where(
-        Submission.round_id == round_id,
-        Submission.side == side,
-        Submission.superseded_at.is_(None),
-    )
-    return (await conn.execute(stmt)).first()
-
-
-async def count_moves(conn: AsyncConnection, round_id: int, side: str) -> int:
-    stmt = select(func.count()).where(Submission.round_id == round_id, Submission.side == side)
-    return int((await conn.execute(stmt)).scalar_one())
+async def side_moves(
+    conn: AsyncConnection, round_id: int, side: str
+) -> tuple[int, int | None, str | None]:
+    """(moves stored, id of the current one, its move) for the side in the round."""
+    row = (await conn.execute(_SIDE_MOVES, {"round_id": round_id, "side": side})).one()
+    return int(row[0]), row[1], row[2]
 
 
 async def store_move(
@@ -333,11 +343,13 @@ async def store_move(
 ) -> None:
     """Insert the move; ``supersede_id``: the submission it replaces, marked first."""
     if supersede_id is not None:
-        await conn.execute(
-            update(Submission).where(Submission.id == supersede_id).values(superseded_at=at)
-        )
-    await conn.execute(
-        insert(Submission).values(
-            round_id=round_id, side=side, user_id=user_id, move=move, via=via, submitted_at=at
-        )
-    )
+        await conn.execute(_SUPERSEDE, {"submission_id": supersede_id, "at": at})
+    values = {
+        "round_id": round_id,
+        "side": side,
+        "user_id": user_id,
+        "move": move,
+        "via": via,
+        "submitted_at": at,
+    }
+    await conn.execute(_STORE, values)

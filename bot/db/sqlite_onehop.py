@@ -33,10 +33,20 @@ from sqlalchemy.util.concurrency import await_
 _Outcome = tuple[Any, list[Any], int, int | None]
 
 
-def _run(conn: sqlite3.Connection, operation: str, parameters: Any, many: bool) -> _Outcome:
-    """In aiosqlite's worker thread: the whole statement."""
+# The engine begins every transaction with this statement (bot/db/engine.py). It is held
+# back and sent in the same hop as the transaction's first statement: a transaction then
+# costs one hop less, and one with no statement at all costs none.
+BEGIN = "BEGIN IMMEDIATE"
+
+
+def _run(
+    conn: sqlite3.Connection, begin: str | None, operation: str, parameters: Any, many: bool
+) -> _Outcome:
+    """In aiosqlite's worker thread: the whole statement (after the held-back BEGIN)."""
     cursor = conn.cursor()
     try:
+        if begin is not None:
+            cursor.execute(begin)
         if many:
             cursor.executemany(operation, parameters)
         elif parameters is None:
@@ -48,6 +58,15 @@ def _run(conn: sqlite3.Connection, operation: str, parameters: Any, many: bool) 
         return description, rows, cursor.rowcount, cursor.lastrowid
     finally:
         cursor.close()
+
+
+def _in_transaction(conn: aiosqlite.Connection) -> bool:
+    """Whether the sqlite3 connection is inside a transaction (read without a hop: the
+    flag is the library's autocommit state; no statement runs on it meanwhile)."""
+    try:
+        return conn._conn.in_transaction
+    except ValueError:  # closed: let the driver's own call say so
+        return True
 
 
 class OneHopCursor(AsyncAdapt_aiosqlite_cursor):
@@ -84,6 +103,10 @@ class OneHopCursor(AsyncAdapt_aiosqlite_cursor):
         self._rows.clear()
 
     def execute(self, operation: Any, parameters: Any = None) -> Any:
+        if operation == BEGIN and not parameters:
+            adapted: OneHopConnection = self._adapt_connection  # type: ignore[assignment]
+            adapted._pending_begin = operation
+            return None
         try:
             return await_(self._hop(operation, parameters, False))
         except Exception as error:
@@ -97,17 +120,40 @@ class OneHopCursor(AsyncAdapt_aiosqlite_cursor):
 
     async def _hop(self, operation: Any, parameters: Any, many: bool) -> None:
         conn: aiosqlite.Connection = self._connection  # type: ignore[assignment]
-        async with self._adapt_connection._execute_mutex:
-            outcome: _Outcome = await conn._execute(  # type: ignore[no-untyped-call]
-                _run, conn._conn, operation, parameters, many
-            )
+        adapted: OneHopConnection = self._adapt_connection  # type: ignore[assignment]
+        async with adapted._execute_mutex:
+            begin, adapted._pending_begin = adapted._pending_begin, None
+            try:
+                outcome: _Outcome = await conn._execute(  # type: ignore[no-untyped-call]
+                    _run, conn._conn, begin, operation, parameters, many
+                )
+            except BaseException:
+                if begin is not None and not _in_transaction(conn):
+                    adapted._pending_begin = begin  # the BEGIN itself failed: still to do
+                raise
         self._description, rows, self._rowcount, self._lastrowid = outcome
         self._rows = collections.deque(rows)
 
 
 class OneHopConnection(AsyncAdapt_aiosqlite_connection):
-    __slots__ = ()
+    __slots__ = ("_pending_begin",)
     _cursor_cls = OneHopCursor
+
+    def __init__(self, dbapi: Any, connection: Any) -> None:
+        super().__init__(dbapi, connection)
+        self._pending_begin: str | None = None
+
+    # sqlite3's own commit() and rollback() do nothing outside a transaction; here that is
+    # known without a hop (the pool's rollback at every check-in is one such call).
+    def commit(self) -> None:
+        self._pending_begin = None
+        if _in_transaction(self._connection):  # type: ignore[arg-type]
+            super().commit()
+
+    def rollback(self) -> None:
+        self._pending_begin = None
+        if _in_transaction(self._connection):  # type: ignore[arg-type]
+            super().rollback()
 
 
 class OneHopDbapi(AsyncAdapt_aiosqlite_dbapi):
@@ -115,8 +161,7 @@ class OneHopDbapi(AsyncAdapt_aiosqlite_dbapi):
 
     def connect(self, *arg: Any, **kw: Any) -> AsyncAdapt_aiosqlite_connection:
         adapted = super().connect(*arg, **kw)
-        adapted.__class__ = OneHopConnection
-        return adapted
+        return OneHopConnection(self, adapted._connection)
 
 
 def onehop_dbapi() -> OneHopDbapi:

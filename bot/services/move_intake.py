@@ -11,10 +11,11 @@ durable, exactly as with one transaction per move.
 What the fast path does not handle it hands back untouched (it has written nothing for that
 move yet): every refusal (no open round, not your turn, an unknown move, a change not
 allowed or past the cap, a past deadline, a round number that is over), a DM that names no
-duel and finds none or several open rounds, a duel whose rounds close as soon as both sides
-have chosen (multi-step rulesets, ``close_when_all_submitted``). The caller then runs the
-step-by-step path (RoundCommands._submit_in) in a transaction of its own, which gives the
-detailed refusals and the exactly-once close.
+duel and finds none or several open rounds, a multi-step ruleset's step (it closes as soon
+as every awaited side has chosen), and with ``close_when_all_submitted`` the move that
+completes a round (the other side has moved). The caller then runs the step-by-step path
+(RoundCommands._submit_step_by_step) in a transaction of its own, which gives the detailed
+refusals and the exactly-once close.
 
 If a statement of a batch fails (a constraint, a deadlock, a bug), the batch is rolled back
 and each of its moves is retried alone on the step-by-step path: nothing of the batch was
@@ -29,18 +30,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.config import DuelSettings
-from bot.db import queries
+from bot.db import queries, sqlite_moves
 from bot.db.engine import Database, DatabaseUnavailable
 from bot.db.models import utcnow
+from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
-from bot.services.duel_support import RULE_SETTINGS, move_receipt, ruleset_of
+from bot.services.duel_support import RULE_SETTINGS, move_receipt, other_side, ruleset_of
 from bot.services.errors import DomainError, Unavailable
 from bot.services.scope import DuelScope
 from bot.services.views import SubmissionReceipt
@@ -67,6 +71,31 @@ class _StepByStep(Exception):
 # A batch's outcome for one move: its receipt, or "run it step by step".
 STEP_BY_STEP = object()
 Outcome = SubmissionReceipt | BaseException | object
+
+
+@dataclass(frozen=True)
+class _Move:
+    row: Any  # the duel and its open round (a Row, or sqlite_moves.MoveTarget)
+    side: str
+    ruleset: Ruleset
+    move_id: str
+    at: datetime
+
+    def store_args(self, req: MoveRequest, supersede_id: int | None) -> dict[str, Any]:
+        return {
+            "round_id": self.row.round_id,
+            "side": self.side,
+            "user_id": req.user_id,
+            "move": self.move_id,
+            "via": req.via,
+            "at": self.at,
+            "supersede_id": supersede_id,
+        }
+
+    def receipt(self, changed_from: str | None) -> SubmissionReceipt:
+        row = self.row
+        where = (row.id, row.guild_id, row.state), (row.round_number, row.round_deadline)
+        return move_receipt(self.ruleset, *where, self.side, self.move_id, changed_from)
 
 
 class GroupCommit:
@@ -110,18 +139,23 @@ class GroupCommit:
         outcomes: list[Outcome] = []
         committing = False
         try:
-            async with self._db.transaction() as session:
-                conn = await session.connection()
-                for req, future in batch:
-                    if future.done():  # the caller gave up (cancelled): not taken
-                        outcomes.append(STEP_BY_STEP)
-                        continue
-                    try:
-                        outcomes.append(await self._take(conn, req))
-                    except _StepByStep:
-                        outcomes.append(STEP_BY_STEP)
+            async with self._db.core_transaction() as conn:
+                if self._db.dialect == "sqlite":  # the whole batch in one thread call
+                    outcomes = await sqlite_moves.run_batch(
+                        conn, lambda c: self._take_all_sync(c, batch)
+                    )
+                else:
+                    for req, future in batch:
+                        if future.done():  # the caller gave up (cancelled): not taken
+                            outcomes.append(STEP_BY_STEP)
+                            continue
+                        try:
+                            outcomes.append(await self._take(conn, req))
+                        except _StepByStep:
+                            outcomes.append(STEP_BY_STEP)
                 committing = True
         except Exception as exc:
+            committing = committing or isinstance(exc, sqlite_moves.CommitFailed)
             unavailable = isinstance(exc, DatabaseUnavailable) and "deadlock" not in str(exc)
             if not committing and not unavailable:
                 # A statement failed (a conflict, a bug): the whole batch rolled back; each
@@ -148,17 +182,51 @@ class GroupCommit:
                 future.set_result(outcome)
 
     async def _take(self, conn: AsyncConnection, req: MoveRequest) -> SubmissionReceipt:
-        """One move on the batch's connection; _StepByStep before any write if this path
-        does not handle it."""
+        """One move on the batch's connection (PostgreSQL); _StepByStep before any write if
+        this path does not handle it."""
         if req.duel_id is not None:
             rows = await queries.move_targets(conn, duel_id=req.duel_id)
         else:
             rows = await queries.move_targets(conn, user_id=req.user_id)
+        move = self._checked(rows, req)
+        found = await queries.side_moves(conn, move.row.round_id, move.side)
+        supersede = self._change_checked(move, *found)
+        if self._defaults.close_when_all_submitted:  # would this move close the round?
+            other = await queries.side_moves(conn, move.row.round_id, other_side(move.side))
+            self._not_closing(other[1])
+        await queries.store_move(conn, **move.store_args(req, supersede))
+        return move.receipt(found[2])
+
+    def _take_sync(self, c: sqlite3.Connection, req: MoveRequest) -> SubmissionReceipt:
+        """The same on SQLite, in aiosqlite's thread (bot/db/sqlite_moves.py)."""
+        if req.duel_id is not None:
+            rows = sqlite_moves.move_targets(c, duel_id=req.duel_id)
+        else:
+            rows = sqlite_moves.move_targets(c, user_id=req.user_id)
+        move = self._checked(rows, req)
+        found = sqlite_moves.side_moves(c, move.row.round_id, move.side)
+        supersede = self._change_checked(move, *found)
+        if self._defaults.close_when_all_submitted:
+            other = sqlite_moves.side_moves(c, move.row.round_id, other_side(move.side))
+            self._not_closing(other[1])
+        sqlite_moves.store_move(c, **move.store_args(req, supersede))
+        return move.receipt(found[2])
+
+    @staticmethod
+    def _not_closing(other_current_id: int | None) -> None:
+        """With ``close_when_all_submitted`` a move that completes the round closes it: that
+        is the step-by-step path's (the close and its exactly-once guarantees live there)."""
+        if other_current_id is not None:
+            raise _StepByStep
+
+    def _checked(self, rows: Sequence[Any], req: MoveRequest) -> _Move:
+        """The move's duel, side and move id, or _StepByStep (a refusal, a DM that finds no
+        or several open rounds, a duel whose steps close at once)."""
         if len(rows) != 1:
             raise _StepByStep
         row = rows[0]
         if row.status != "live" or not DuelScope.of_duellist(req.user_id, req.guild_id).includes(
-            row  # type: ignore[arg-type]  # a row has the duel's columns
+            row
         ):
             raise _StepByStep
         side = "a" if row.a_user_id == req.user_id else "b"
@@ -175,27 +243,33 @@ class GroupCommit:
         now = utcnow()
         if row.round_deadline is not None and now >= row.round_deadline:
             raise _StepByStep
-        current = await queries.current_move(conn, row.round_id, side)
-        changed_from = None
-        if current is not None:
-            if not self._change_of_choice(row.options):
+        return _Move(row, side, ruleset, move_id, now)
+
+    def _change_checked(
+        self, move: _Move, stored: int, current_id: int | None, _current: str | None
+    ) -> int | None:
+        """The id of the submission this move supersedes (None for a first move), or
+        _StepByStep when the change is not allowed or past the cap."""
+        if current_id is not None:
+            if not self._change_of_choice(move.row.options):
                 raise _StepByStep
-            changes = await queries.count_moves(conn, row.round_id, side) - 1
-            if changes >= self._defaults.max_move_changes:
+            if stored - 1 >= self._defaults.max_move_changes:  # changes made so far
                 raise _StepByStep
-            changed_from = current.move
-        await queries.store_move(
-            conn,
-            round_id=row.round_id,
-            side=side,
-            user_id=req.user_id,
-            move=move_id,
-            via=req.via,
-            at=now,
-            supersede_id=None if current is None else current.id,
-        )
-        where = (row.id, row.guild_id, row.state), (row.round_number, row.round_deadline)
-        return move_receipt(ruleset, *where, side, move_id, changed_from)
+        return current_id
+
+    def _take_all_sync(
+        self, c: sqlite3.Connection, batch: list[tuple[MoveRequest, asyncio.Future[Outcome]]]
+    ) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        for req, future in batch:
+            if future.done():  # read across threads: a stale False only means it is taken
+                outcomes.append(STEP_BY_STEP)
+                continue
+            try:
+                outcomes.append(self._take_sync(c, req))
+            except _StepByStep:
+                outcomes.append(STEP_BY_STEP)
+        return outcomes
 
     def _change_of_choice(self, options: dict[str, Any] | None) -> bool:
         rules = {key: getattr(self._defaults, key) for key in RULE_SETTINGS}

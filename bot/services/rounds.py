@@ -186,8 +186,6 @@ class RoundCommands(DuelUseCases):
         if duel_id is not None and not fits_id(duel_id):
             raise scope.not_found(duel_id)
         req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id)
-        if self._defaults.close_when_all_submitted:  # every move may close: step by step
-            return await self._submit_step_by_step(req)
         return await self._group_commit().submit(req, self._submit_step_by_step)
 
     def _group_commit(self) -> GroupCommit:

@@ -5,13 +5,17 @@ in a batch leaves the other moves of it alone, and a failed commit acknowledges 
 from __future__ import annotations
 
 import asyncio
+import re
+import sqlite3
 from typing import Any
 
 import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import SessionTransaction
 
 from bot.config import DuelSettings
+from bot.db import sqlite_moves
 from bot.db.engine import Database
 from bot.services import Services
 from bot.services.errors import InvalidInput, MoveAlreadyLocked, Unavailable
@@ -77,20 +81,71 @@ async def test_a_failed_commit_acknowledges_no_move(
 ) -> None:
     services = Services.create(database, DuelSettings())
     await duel_with_round(services)
-    real_commit = SessionTransaction.commit
+    real_commit = Connection._commit_impl
+    real_in_thread = sqlite_moves._commit
 
-    def failing(self: SessionTransaction, _to_root: bool = False) -> Any:
+    def failing(self: Connection) -> Any:
         raise OperationalError("COMMIT", {}, Exception("disk I/O error"))
 
-    monkeypatch.setattr(SessionTransaction, "commit", failing)
+    def failing_in_thread(c: sqlite3.Connection) -> None:  # SQLite: the batch's own COMMIT
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(Connection, "_commit_impl", failing)
+    monkeypatch.setattr(sqlite_moves, "_commit", failing_in_thread)
     results = await asyncio.gather(
         services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text"),
         services.duels.submit_move(user_id=BOB.user_id, move="ev", via="dm_text"),
         return_exceptions=True,
     )
-    monkeypatch.setattr(SessionTransaction, "commit", real_commit)
+    monkeypatch.setattr(Connection, "_commit_impl", real_commit)
+    monkeypatch.setattr(sqlite_moves, "_commit", real_in_thread)
     assert all(isinstance(r, Unavailable) for r in results), results
     assert await submissions(database) == []
     # and the next moves go through
     receipt = await services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text")
     assert receipt.move == "evade" and len(await submissions(database)) == 1
+
+
+async def test_both_paths_store_the_same_values(database: Database, db_backend: str) -> None:
+    """A batched move (Core, or on SQLite plain sqlite3) and a step-by-step one (the ORM)
+    store the same kinds of values: the ORM reads both back alike."""
+    services = Services.create(database, DuelSettings())
+    step_by_step = Services.create(database, DuelSettings(close_when_all_submitted=True))
+    duel_id = await duel_with_round(services)
+    await services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text")
+    await step_by_step.duels.submit_move(
+        user_id=BOB.user_id, move="ss", via="dm_button", duel_id=duel_id
+    )
+    rows = {s.side: s for s in await submissions(database)}
+    assert set(rows) == {"a", "b"}
+    for row in rows.values():
+        assert row.submitted_at.tzinfo is not None and row.superseded_at is None
+    assert abs((rows["a"].submitted_at - rows["b"].submitted_at).total_seconds()) < 60
+    if db_backend == "sqlite":
+        async with database.transaction() as session:
+            raw = (await session.execute(text("SELECT submitted_at FROM submissions"))).all()
+        stamp = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$")
+        assert all(stamp.match(r[0]) for r in raw), raw
+
+
+async def test_close_when_all_submitted_closes_once(database: Database) -> None:
+    """With close_when_all_submitted the first move of a round takes the fast path and the
+    move that completes it the step-by-step one, which closes the round exactly once, even
+    when both arrive together."""
+    services = Services.create(database, DuelSettings(close_when_all_submitted=True))
+    duel_id = await duel_with_round(services)
+    batcher = services.duels._group_commit()
+    receipts = await asyncio.gather(
+        services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text"),
+        services.duels.submit_move(
+            user_id=BOB.user_id, move="ffs", via="dm_button", duel_id=duel_id
+        ),
+    )
+    closed = [r.closed for r in receipts if r.closed is not None]
+    assert len(closed) == 1 and closed[0].result["choices"] == {
+        "a": "evade",
+        "b": "full_frontal_strike",
+    }
+    assert batcher.batched_moves == 1  # the first move; the completing one went step by step
+    status = await services.duels.round_status(duel_id, GUILD)
+    assert not (status.round_no == 1 and status.is_open)  # round 1 is closed
