@@ -243,13 +243,20 @@ def party(user_id: int, entry: Mapping[str, Any]) -> Party:
     return Party(user_id, str(entry["name"]), {k: v for k, v in entry.items() if k != "name"})
 
 
-def enqueue(session: AsyncSession, message: OutboxMessage, **fields: Any) -> None:
-    """Queue ``message`` (its kind and versioned JSON) in the caller's transaction."""
+def enqueue(
+    session: AsyncSession,
+    message: OutboxMessage,
+    *,
+    next_attempt_at: datetime | None = None,
+    **fields: Any,
+) -> None:
+    """Queue ``message`` (its kind and versioned JSON) in the caller's transaction, due at
+    ``next_attempt_at`` (default: now)."""
     session.add(
         OutboxPost(
             status="pending",
             attempts=0,
-            next_attempt_at=utcnow(),
+            next_attempt_at=utcnow() if next_attempt_at is None else next_attempt_at,
             kind=message.KIND,
             payload=message.to_json(),
             **fields,

@@ -108,7 +108,8 @@ def rules_of(ruleset: str) -> Ruleset | None:
         return None
 
 
-def _standing_of(row: LadderRating) -> Standing:
+def standing_of(row: LadderRating) -> Standing:
+    """The standing a rating row stores (its record and mu/sigma; not its name)."""
     return Standing(
         mu=row.mu,
         sigma=row.sigma,
@@ -240,7 +241,7 @@ async def duel_ended(session: AsyncSession, duel: Duel, outcome: str | None) -> 
         rows = await rq.ratings_of(session, duel.guild_id, duel.ruleset, users)
         book = Book()
         for uid, row in rows.items():
-            book.standings[uid] = _standing_of(row)
+            book.standings[uid] = standing_of(row)
             book.last_at[uid] = row.last_duel_at
         book.apply(rules_of(duel.ruleset), ended)
         await _write(session, duel.guild_id, duel.ruleset, book, users, rows)

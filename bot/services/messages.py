@@ -263,6 +263,29 @@ class DirectMessage(OutboxMessage):
     opponent: str
     channel_id: int | None
 
+    def head_json(self) -> dict[str, Any]:
+        """The JSON of the fields every DM carries (a DM's body starts with them)."""
+        return {
+            "duel_id": self.duel_id,
+            "round_no": self.round_no,
+            "ruleset": self.ruleset,
+            "side": self.side,
+            "opponent": self.opponent,
+            "channel_id": self.channel_id,
+        }
+
+    @staticmethod
+    def read_head(f: _Fields) -> tuple[int, int, str, str, str, int | None]:
+        """The fields every DM carries, read back in their order."""
+        return (
+            f.integer("duel_id"),
+            f.integer("round_no"),
+            f.ruleset(),
+            f.side("side"),
+            _opponent(f),
+            f.opt_integer("channel_id"),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class RoundPrompt(DirectMessage):
@@ -278,12 +301,7 @@ class RoundPrompt(DirectMessage):
 
     def body(self) -> dict[str, Any]:
         return {
-            "duel_id": self.duel_id,
-            "round_no": self.round_no,
-            "ruleset": self.ruleset,
-            "side": self.side,
-            "opponent": self.opponent,
-            "channel_id": self.channel_id,
+            **self.head_json(),
             "commitment": self.commitment,
             "deadline": _iso(self.deadline),
             "moves": [{"id": m.id, "label": m.label} for m in self.moves],
@@ -293,17 +311,12 @@ class RoundPrompt(DirectMessage):
 
     @classmethod
     def read(cls, f: _Fields) -> RoundPrompt:
-        ruleset = f.ruleset()
+        head = cls.read_head(f)
         return cls(
-            f.integer("duel_id"),
-            f.integer("round_no"),
-            ruleset,
-            f.side("side"),
-            _opponent(f),
-            f.opt_integer("channel_id"),
+            *head,
             f.text("commitment", ""),
             f.when("deadline"),
-            f.moves(ruleset),
+            f.moves(head[2]),
             f.opt_text("prompt"),
             f.flag("secret", True),
         )
@@ -327,28 +340,18 @@ class Reminder(DirectMessage):
 
     def body(self) -> dict[str, Any]:
         return {
-            "duel_id": self.duel_id,
-            "round_no": self.round_no,
-            "ruleset": self.ruleset,
-            "side": self.side,
-            "opponent": self.opponent,
-            "channel_id": self.channel_id,
+            **self.head_json(),
             "deadline": _iso(self.deadline),
             "moves": [{"id": m.id, "label": m.label} for m in self.moves],
         }
 
     @classmethod
     def read(cls, f: _Fields) -> Reminder:
-        ruleset = f.ruleset()
+        head = cls.read_head(f)
         return cls(
-            f.integer("duel_id"),
-            f.integer("round_no"),
-            ruleset,
-            f.side("side"),
-            _opponent(f),
-            f.opt_integer("channel_id"),
+            *head,
             f.when("deadline"),
-            f.moves(ruleset),
+            f.moves(head[2]),
         )
 
 
@@ -361,26 +364,13 @@ class PrivateNote(DirectMessage):
 
     def body(self) -> dict[str, Any]:
         return {
-            "duel_id": self.duel_id,
-            "round_no": self.round_no,
-            "ruleset": self.ruleset,
-            "side": self.side,
-            "opponent": self.opponent,
-            "channel_id": self.channel_id,
+            **self.head_json(),
             "notes": list(self.notes),
         }
 
     @classmethod
     def read(cls, f: _Fields) -> PrivateNote:
-        return cls(
-            f.integer("duel_id"),
-            f.integer("round_no"),
-            f.ruleset(),
-            f.side("side"),
-            _opponent(f),
-            f.opt_integer("channel_id"),
-            f.texts("notes", ()),
-        )
+        return cls(*cls.read_head(f), f.texts("notes", ()))
 
 
 @dataclass(frozen=True, slots=True)

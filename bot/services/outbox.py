@@ -18,6 +18,7 @@ from sqlalchemy import or_, select
 from bot.db import queries
 from bot.db.engine import Database, OutboxListener
 from bot.db.models import ChannelWebhook, OutboxPost, utcnow
+from bot.services.duel_support import enqueue
 from bot.services.messages import DirectMessage, DmClosed, MessageFormatError, parse_message
 from bot.services.unit import transaction
 from bot.services.views import OutboxItem, WebhookView
@@ -184,20 +185,15 @@ class OutboxService:
             )
             if channel_id is not None and row.duel_id is not None and already is None:
                 notice = DmClosed(duel_id=row.duel_id, round_no=round_no, user_id=row.target_id)
-                session.add(
-                    OutboxPost(
-                        dedupe_key=notice_key,
-                        guild_id=row.guild_id,
-                        duel_id=row.duel_id,
-                        kind=notice.KIND,
-                        target="channel",
-                        target_id=channel_id,
-                        on_behalf_of=row.on_behalf_of,
-                        payload=notice.to_json(),
-                        status="pending",
-                        attempts=0,
-                        next_attempt_at=utcnow(),
-                    )
+                enqueue(
+                    session,
+                    notice,
+                    dedupe_key=notice_key,
+                    guild_id=row.guild_id,
+                    duel_id=row.duel_id,
+                    target="channel",
+                    target_id=channel_id,
+                    on_behalf_of=row.on_behalf_of,
                 )
             queries.audit(
                 session,

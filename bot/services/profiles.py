@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import queries
@@ -100,12 +99,9 @@ class ProfileService:
         """Set (merge) a duellist's sheet for a ruleset, validated by the ruleset; audited.
         A ruleset with ``sheet_columns`` keeps it in those columns (`/stats`)."""
         refuse_own_profile(actor_id, member, "stats" if _in_columns(ruleset_id) else "sheet")
-        try:
-            rules = get_ruleset(ruleset_id)
-        except RulesError as exc:
-            raise InvalidInput(exc.message) from None
+        rules = _ruleset(ruleset_id)
         async with transaction(self._db) as session:
-            row = await self._locked_row(session, guild_id, member.user_id)
+            row = await queries.profile_for_update(session, guild_id, member.user_id)
             current = _stored_sheet(row, rules)
             try:
                 sheet = rules.validate_sheet({**current, **fields})
@@ -116,20 +112,8 @@ class ProfileService:
                     session, row, guild_id, actor_id, member, rules, sheet
                 )
                 return profile_view(row)
-            if row is None:
-                row = DuellistProfile(
-                    guild_id=guild_id,
-                    user_id=member.user_id,
-                    display_name=clean_name(member.name),
-                    strength=None,
-                    agility=None,
-                    sheets={},
-                    updated_by=actor_id,
-                )
-                session.add(row)
-            row.display_name = clean_name(member.name)
+            row = _touched_row(session, row, guild_id, actor_id, member)
             row.sheets = {**(row.sheets or {}), rules.id: sheet}  # new dict: JSON change seen
-            row.updated_by = actor_id
             queries.audit(
                 session,
                 guild_id=guild_id,
@@ -146,10 +130,7 @@ class ProfileService:
             return profile_view(row)
 
     async def get_sheet(self, guild_id: int, member: MemberRef, ruleset_id: str) -> dict[str, Any]:
-        try:
-            rules = get_ruleset(ruleset_id)
-        except RulesError as exc:
-            raise InvalidInput(exc.message) from None
+        rules = _ruleset(ruleset_id)
         async with transaction(self._db) as session:
             row = await queries.profile(session, guild_id, member.user_id)
             sheet = _stored_sheet(row, rules)
@@ -171,19 +152,9 @@ class ProfileService:
     ) -> DuellistProfile:
         """A column-stored sheet (`/stats`): the columns set, audited as stats.set."""
         before = None if row is None else column_sheet(row, rules)
-        if row is None:
-            row = DuellistProfile(
-                guild_id=guild_id,
-                user_id=member.user_id,
-                display_name=clean_name(member.name),
-                sheets={},
-                updated_by=actor_id,
-            )
-            session.add(row)
-        row.display_name = clean_name(member.name)
+        row = _touched_row(session, row, guild_id, actor_id, member)
         for name, column in rules.sheet_columns:
             setattr(row, column, sheet[name])
-        row.updated_by = actor_id
         queries.audit(
             session,
             guild_id=guild_id,
@@ -197,17 +168,6 @@ class ProfileService:
         )
         await session.flush()
         return row
-
-    @staticmethod
-    async def _locked_row(
-        session: AsyncSession, guild_id: int, user_id: int
-    ) -> DuellistProfile | None:
-        stmt = (
-            select(DuellistProfile)
-            .where(DuellistProfile.guild_id == guild_id, DuellistProfile.user_id == user_id)
-            .with_for_update()
-        )
-        return (await session.execute(stmt)).scalar_one_or_none()
 
 
 def refuse_own_profile(actor_id: int, member: MemberRef, what: str) -> None:
@@ -232,6 +192,38 @@ def _in_columns(ruleset_id: str) -> bool:
         return bool(get_ruleset(ruleset_id).sheet_columns)
     except RulesError:
         return False
+
+
+def _ruleset(ruleset_id: str) -> Ruleset:
+    try:
+        return get_ruleset(ruleset_id)
+    except RulesError as exc:
+        raise InvalidInput(exc.message) from None
+
+
+def _touched_row(
+    session: AsyncSession,
+    row: DuellistProfile | None,
+    guild_id: int,
+    actor_id: int,
+    member: MemberRef,
+) -> DuellistProfile:
+    """``row`` (a new one, added to the session, when None) with the member's current name
+    and ``actor_id`` as its last editor."""
+    if row is None:
+        row = DuellistProfile(
+            guild_id=guild_id,
+            user_id=member.user_id,
+            display_name=clean_name(member.name),
+            strength=None,
+            agility=None,
+            sheets={},
+            updated_by=actor_id,
+        )
+        session.add(row)
+    row.display_name = clean_name(member.name)
+    row.updated_by = actor_id
+    return row
 
 
 def _stored_sheet(row: DuellistProfile | None, rules: Ruleset) -> dict[str, Any]:

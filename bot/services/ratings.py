@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import asdict
 
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -30,6 +31,7 @@ from bot.services.ladder_replay import (
     mark,
     replay,
     rules_of,
+    standing_of,
 )
 from bot.services.ladder_views import (
     DuelLine,
@@ -61,16 +63,8 @@ def _line(row: LadderRating) -> RecordLine:
         user_id=row.user_id,
         name=row.display_name,
         rating=row.rating,
-        mu=row.mu,
-        sigma=row.sigma,
-        duels=row.duels,
-        wins=row.wins,
-        losses=row.losses,
-        draws=row.draws,
-        retreats=row.retreats,
-        commander_ended=row.commander_ended,
-        streak=row.streak,
         rated=row.rated,
+        **asdict(standing_of(row)),  # mu, sigma and the record
     )
 
 

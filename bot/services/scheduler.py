@@ -15,9 +15,9 @@ from sqlalchemy import select
 
 from bot.db import queries
 from bot.db.engine import Database
-from bot.db.models import Duel, OutboxPost, Round, utcnow
+from bot.db.models import Duel, Round, utcnow
 from bot.rules.base import get_ruleset
-from bot.services.duel_support import legal_moves
+from bot.services.duel_support import enqueue, legal_moves
 from bot.services.messages import Reminder
 from bot.services.unit import transaction
 
@@ -107,20 +107,16 @@ class SchedulerService:
                         deadline=rnd.deadline,
                         moves=legal_moves(duel.ruleset, duel.state, side),
                     )
-                    session.add(
-                        OutboxPost(
-                            dedupe_key=f"reminder:{rnd.id}:{side}:{int(label.total_seconds())}",
-                            guild_id=duel.guild_id,
-                            duel_id=duel.id,
-                            kind=message.KIND,
-                            target="user",
-                            target_id=user_id,
-                            on_behalf_of=rnd.opened_by,
-                            payload=message.to_json(),
-                            status="pending",
-                            attempts=0,
-                            next_attempt_at=now,
-                        )
+                    enqueue(
+                        session,
+                        message,
+                        dedupe_key=f"reminder:{rnd.id}:{side}:{int(label.total_seconds())}",
+                        guild_id=duel.guild_id,
+                        duel_id=duel.id,
+                        target="user",
+                        target_id=user_id,
+                        on_behalf_of=rnd.opened_by,
+                        next_attempt_at=now,
                     )
                     queued += 1
             return queued
