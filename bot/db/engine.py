@@ -187,16 +187,8 @@ class Database:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
-        try:
-            async with self.sessionmaker.begin() as session:
-                yield session
-        except (OperationalError, InterfaceError, PoolTimeout, ConnectionError, OSError) as exc:
-            # PoolTimeout: no connection free in time (e.g. all waiting on a locked file).
-            raise DatabaseUnavailable(str(exc)) from exc
-        except DBAPIError as exc:
-            if exc.connection_invalidated:
-                raise DatabaseUnavailable(str(exc)) from exc
-            raise
+        async with _unavailable_when_unreachable(), self.sessionmaker.begin() as session:
+            yield session
         # Here only after the commit succeeded (a rollback raised above).
         if session.info.pop(OUTBOX_WRITTEN, False):
             self._outbox_written()
@@ -206,18 +198,26 @@ class Database:
         """A transaction on a Core connection, for hot paths that write with Core statements
         only (no ORM session, and so no outbox rows: those go through ``transaction``).
         Committed when the block ends; errors as ``transaction``'s."""
-        try:
-            async with self.engine.begin() as conn:
-                yield conn
-        except (OperationalError, InterfaceError, PoolTimeout, ConnectionError, OSError) as exc:
-            raise DatabaseUnavailable(str(exc)) from exc
-        except DBAPIError as exc:
-            if exc.connection_invalidated:
-                raise DatabaseUnavailable(str(exc)) from exc
-            raise
+        async with _unavailable_when_unreachable(), self.engine.begin() as conn:
+            yield conn
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+
+
+@asynccontextmanager
+async def _unavailable_when_unreachable() -> AsyncIterator[None]:
+    """Errors of a database that cannot be reached (or is locked past the busy timeout)
+    become DatabaseUnavailable; any other error passes through."""
+    try:
+        yield
+    except (OperationalError, InterfaceError, PoolTimeout, ConnectionError, OSError) as exc:
+        # PoolTimeout: no connection free in time (e.g. all waiting on a locked file).
+        raise DatabaseUnavailable(str(exc)) from exc
+    except DBAPIError as exc:
+        if exc.connection_invalidated:
+            raise DatabaseUnavailable(str(exc)) from exc
+        raise
 
 
 def make_database(
