@@ -54,6 +54,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select, text
 
+from bench.discord_bench import followup_times
 from bench.service_bench import percentile
 from bot.config import DatabaseSettings, Settings
 from bot.db import migrate
@@ -428,19 +429,7 @@ async def click_phase(
     sent_rate = (len(sent) - 1) / (sent[-1] - sent[0]) if len(sent) > 1 else rate
 
     def followups() -> dict[str, float] | None:
-        found: dict[str, float] = {}
-        for r in fake.requests[mark:]:
-            parts = r.path.split("/")
-            if (
-                r.method == "POST"
-                and len(parts) == 4
-                and parts[1] == "webhooks"
-                and parts[2] == app
-                and parts[3] in tokens
-                and r.status == 200
-            ):
-                found.setdefault(parts[3], r.at)
-        return found if len(found) >= len(tokens) else None
+        return followup_times(fake, mark, app, tokens)
 
     try:
         found = await wait_for(followups, timeout, "click followups", 0.1)

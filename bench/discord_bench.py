@@ -256,6 +256,26 @@ async def dm_round_trips(
     return latencies, last - sent[0]
 
 
+def followup_times(
+    fake: FakeDiscord, mark: int, app: str, tokens: dict[str, float]
+) -> dict[str, float] | None:
+    """When each click's followup (a webhook POST with its token) got through, by token, once
+    every click of ``tokens`` has one; else None. Only requests from ``mark`` on count."""
+    found: dict[str, float] = {}
+    for r in fake.requests[mark:]:
+        parts = r.path.split("/")
+        if (
+            r.method == "POST"
+            and len(parts) == 4
+            and parts[1] == "webhooks"
+            and parts[2] == app
+            and parts[3] in tokens
+            and r.status == 200
+        ):
+            found.setdefault(parts[3], r.at)
+    return found if len(found) >= len(tokens) else None
+
+
 async def clicks(
     fake: FakeDiscord, targets: Sequence[tuple[FakeUser, Any, str]], rate: float
 ) -> tuple[list[float], float]:
@@ -274,19 +294,7 @@ async def clicks(
     sent = await paced(len(targets), rate, fire)
 
     def followups() -> dict[str, float] | None:
-        found: dict[str, float] = {}
-        for r in fake.requests[mark:]:
-            parts = r.path.split("/")
-            if (
-                r.method == "POST"
-                and len(parts) == 4
-                and parts[1] == "webhooks"
-                and parts[2] == app
-                and parts[3] in tokens
-                and r.status == 200
-            ):
-                found.setdefault(parts[3], r.at)
-        return found if len(found) >= len(tokens) else None
+        return followup_times(fake, mark, app, tokens)
 
     found = await wait_for(followups, 60, "click followups", 0.05)
     latencies = [found[tok] - t for tok, t in tokens.items()]
