@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -132,12 +133,15 @@ def as_unknown(text: str, number: int) -> str:
     return text.replace(f"#{number}", "#N")
 
 
-def assert_same_answer(got: Any, number: int, unknown: Any) -> None:
-    """``got`` (about duel ``number``) is exactly the answer for the unknown duel."""
+def assert_same_answer(got: Any, number: int, unknown: Any, *, any_number: bool = False) -> None:
+    """``got`` (about duel ``number``) is exactly the answer for the unknown duel.
+    ``any_number``: the number as shown may differ (see the slash case below)."""
     if not isinstance(got, str):
         assert got.ephemeral and unknown.ephemeral
         assert not got.embeds and not got.components and not got.attachments
         got, unknown = text_of(got), text_of(unknown)
+    if any_number:
+        got, unknown = re.sub(r"#\S+", "#N", got), re.sub(r"#\S+", "#N", unknown)
     assert as_unknown(got, number) == as_unknown(unknown, UNKNOWN), (got, unknown)
 
 
@@ -384,7 +388,12 @@ async def test_numbers_beyond_our_ids_are_unknown_duels(
                     options=opts,
                     enforce_limits=False,
                 )
-                assert_same_answer(await handle.reply(), number, unknown)
+                # discord.py[speed] reads the gateway's JSON with orjson, which gives an
+                # integer beyond 64 bits as a float: the answer is the same, the number shown
+                # is that float's (Discord's clients stay within the registered range).
+                beyond_64_bits = number >= 2**64
+                reply = await handle.reply()
+                assert_same_answer(reply, number, unknown, any_number=beyond_64_bits)
         await settle(database)
         assert await snapshot(database) == before
         # Discord's clients are kept within the range by the registered option.
