@@ -54,7 +54,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select, text
 
-from bench.discord_bench import followup_times
+from bench.discord_bench import followup_times, paced, wait_for
 from bench.service_bench import percentile
 from bot.config import DatabaseSettings, Settings
 from bot.db import migrate
@@ -169,17 +169,6 @@ async def spawn(
     return Child(label, proc, log)
 
 
-async def wait_for(check: Callable[[], Any], timeout: float, what: str, step: float = 0.02) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"cost_bench: timed out waiting for {what}")
-        await asyncio.sleep(step)
-
-
 async def wait_ready(fake: FakeDiscord, children: Sequence[Child], shards: int) -> None:
     def ready() -> bool:
         for child in children:
@@ -192,7 +181,7 @@ async def wait_ready(fake: FakeDiscord, children: Sequence[Child], shards: int) 
         ]
         return len(sessions) >= shards
 
-    await wait_for(ready, 60, "READY")
+    await wait_for(ready, 60, "READY", 0.02)
 
 
 # -- the world -----------------------------------------------------------------------------
@@ -320,18 +309,6 @@ async def stored_moves(db: Database) -> int:
 
 
 # -- load ----------------------------------------------------------------------------------
-
-
-async def paced(count: int, rate: float, fire: Callable[[int], Awaitable[float]]) -> list[float]:
-    """Open loop: the i-th event is due at i / rate; returns when each was sent."""
-    sent = []
-    t0 = time.monotonic()
-    for i in range(count):
-        delay = t0 + i / rate - time.monotonic()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        sent.append(await fire(i))
-    return sent
 
 
 @dataclass
