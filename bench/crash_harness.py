@@ -60,7 +60,7 @@ from bot.config import DuelSettings
 from bot.db import migrate
 from bot.db.engine import Database, make_database
 from bot.db.models import Duel, OutboxPost, Round, Submission, utcnow
-from bot.discord.posts import marker_ids
+from bot.presentation.discord_posts import marker_ids
 from bot.rules.rule_2_14 import LABELS, MOVE_IDS
 from bot.services import Services
 from bot.services.errors import DomainError

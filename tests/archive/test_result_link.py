@@ -10,7 +10,7 @@ from typing import Any
 from bot.config import ArchiveSettings
 from bot.db.engine import Database
 from bot.discord.client import create_bot
-from bot.discord.posts import ARCHIVE_LINK_TITLE
+from bot.presentation.discord_posts import ARCHIVE_LINK_TITLE
 from bot.services import Services
 from tests.discord.harness import World, bot_settings, populate
 from tests.discord.test_full_duel import setup_duel

@@ -349,7 +349,7 @@ def _embed_total(embed: dict[str, Any]) -> int:
 
 
 def test_names_are_escaped_and_embeds_fit_discord_limits() -> None:
-    from bot.discord.posts import render_post
+    from bot.presentation.discord_posts import render_post
 
     evil = "**@everyone** <@123456789012345678> _x_ `y`" + "z" * 300
     rolls = [

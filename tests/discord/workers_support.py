@@ -19,9 +19,9 @@ from bot.db.engine import Database
 from bot.db.models import AuditEntry, OutboxPost, Round
 from bot.discord import client as client_module
 from bot.discord.client import DuelBot, create_bot, wake_outbox
-from bot.discord.posts import marker_ids
 from bot.discord.workers.poster import Poster
 from bot.discord.workers.scheduler import Scheduler
+from bot.presentation.discord_posts import marker_ids
 from bot.services import Services
 from bot.services.views import DuelView, MemberRef
 from tests.fakediscord import (

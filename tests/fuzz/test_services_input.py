@@ -24,7 +24,7 @@ from bot.db.engine import Database
 from bot.db.models import AuditEntry, OutboxPost, Submission
 from bot.discord.cogs.intake import MAX_DM_LENGTH, Intake, split_duel_prefix
 from bot.discord.errors import UNEXPECTED
-from bot.discord.posts import render_post
+from bot.presentation.discord_posts import render_post
 from bot.rules.errors import InvalidChoice
 from bot.rules.rule_2_14 import LABELS, parse_move
 from bot.services import Services

@@ -24,8 +24,8 @@ from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.models import OutboxPost
-from bot.discord.posts import marker_ids
 from bot.discord.workers import poster, webhooks
+from bot.presentation.discord_posts import marker_ids
 from tests.discord.harness import World, populate, running_world
 from tests.discord.test_full_duel import setup_duel
 from tests.fakediscord import FakeDiscord

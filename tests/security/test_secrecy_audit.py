@@ -39,7 +39,7 @@ PATTERNS = {
 }
 # Outcome and option names that contain a move word but name no move.
 OUTCOME_WORDS = re.compile(r"both[ _]retreat|locked[ _]blocks[ _]retreat", re.IGNORECASE)
-# The fixed example in every DM prompt (bot/discord/posts.py dm_prompt), sent before any move.
+# The fixed example in every DM prompt (bot/presentation/discord_posts.py), sent before any move.
 STATIC_EXAMPLES = re.compile(r"\(for example `[^)]*\)")
 
 

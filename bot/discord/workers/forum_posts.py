@@ -26,7 +26,7 @@ import discord
 
 from bot.discord.client import ALLOWED_MENTIONS, DuelBot
 from bot.discord.forum import open_tag, tags_for
-from bot.discord.posts import render_message, thread_name
+from bot.presentation.discord_posts import render_message, thread_name
 from bot.services.messages import DuelEnd, DuelStart, RoundResultPost, RoundUndone
 from bot.services.views import OutboxItem
 

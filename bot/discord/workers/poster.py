@@ -42,7 +42,6 @@ from discord.ext import commands
 from bot.discord import pacing
 from bot.discord.client import ALLOWED_MENTIONS, DuelBot
 from bot.discord.intake_buttons import MoveButton
-from bot.discord.posts import dm_buttons, marker_ids, render_message, thread_name
 from bot.discord.workers.forum_posts import ForumPosts
 from bot.discord.workers.loops import guarded, sleep_until_woken
 from bot.discord.workers.webhooks import (
@@ -52,6 +51,7 @@ from bot.discord.workers.webhooks import (
     transient,
     webhook_username,
 )
+from bot.presentation.discord_posts import dm_buttons, marker_ids, render_message, thread_name
 from bot.services.messages import (
     DirectMessage,
     DuelStart,
