@@ -227,3 +227,65 @@ def check_webhook_count(existing: int) -> None:
         raise LimitRefused(
             400, MAX_WEBHOOKS, f"Maximum number of webhooks reached ({WEBHOOKS_PER_CHANNEL})"
         )
+
+
+# -- text Discord cannot carry -------------------------------------------------------------
+# Discord keeps strings as UTF-8, where a lone UTF-16 surrogate (U+D800..U+DFFF without its
+# pair) cannot exist: Discord refuses it (discord/discord-api-docs#6561: "not representable
+# in utf8"), and a JSON reader such as orjson (discord.py[speed]) refuses the escape too.
+BAD_UNICODE = "STRING_TYPE_INVALID_UNICODE"
+#: Control characters a Discord client never lets a member type: C0 (but tab, line feed and
+#: carriage return) and DEL.
+TYPED_CONTROLS = frozenset(chr(c) for c in (*range(0x20), 0x7F)) - {"\t", "\n", "\r"}
+
+
+def lone_surrogate_at(text: str) -> int | None:
+    """The index of the first unpaired surrogate in ``text``, or None. Python keeps a valid
+    pair as one code point, so any surrogate code point left is unpaired."""
+    return next((i for i, ch in enumerate(text) if 0xD800 <= ord(ch) <= 0xDFFF), None)
+
+
+JsonPath = tuple[str | int, ...]
+
+
+def lone_surrogate_path(value: Any, path: JsonPath = ()) -> JsonPath | None:
+    """Where in a JSON value (keys included) a string holds a lone surrogate, or None."""
+    if isinstance(value, str):
+        return path if lone_surrogate_at(value) is not None else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and lone_surrogate_at(key) is not None:
+                return (*path, key)
+            found = lone_surrogate_path(item, (*path, key))
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = lone_surrogate_path(item, (*path, i))
+            if found is not None:
+                return found
+    return None
+
+
+def check_unicode(body: Any) -> None:
+    """400 / 50035 when any string of a request body holds a lone surrogate."""
+    path = lone_surrogate_path(body)
+    if path is not None:
+        errors = FormErrors()
+        errors.add(path or ("_root",), BAD_UNICODE, "Invalid unicode: a lone surrogate.")
+        errors.raise_any()
+
+
+def typed_text_problem(text: str, limit: int = CONTENT_MAX) -> str | None:
+    """Why a Discord client would not send ``text`` as a member's message, or None."""
+    at = lone_surrogate_at(text)
+    if at is not None:
+        return (f"a lone surrogate U+{ord(text[at]):04X} at character {at} "
+                "(not Unicode text: Discord keeps UTF-8)")
+    control = next((i for i, ch in enumerate(text) if ch in TYPED_CONTROLS), None)
+    if control is not None:
+        return (f"control character U+{ord(text[control]):04X} at character {control} "
+                "(only tab, line feed and carriage return are allowed)")
+    if len(text) > limit:
+        return f"{len(text)} characters, at most {limit} (Discord's limit)"
+    return None

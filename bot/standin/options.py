@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,8 @@ NUMBER = 10
 ATTACHMENT = 11
 
 _NAME = re.compile(r"^[-_'\w]{1,32}$")
+#: Discord's INTEGER and NUMBER option values lie within -2^53..2^53.
+NUMBER_LIMIT = 2**53
 
 
 @dataclass(frozen=True)
@@ -250,6 +253,14 @@ def _check_value(name: str, value: Any, spec: JSON | None) -> None:
             f"fakediscord: option {name}={value!r} is not one of the choices {choices}"
         )
     if isinstance(value, int | float) and not isinstance(value, bool):
+        # Discord's INTEGER and NUMBER options hold -2^53..2^53 (a double's exact integers),
+        # whatever min/max the command registered; NaN and infinities are no number.
+        finite = isinstance(value, int) or math.isfinite(value)
+        if not (finite and -NUMBER_LIMIT <= value <= NUMBER_LIMIT):
+            raise ValueError(
+                f"fakediscord: option {name}={value} outside Discord's range "
+                f"[-2^53, 2^53]"
+            )
         lo, hi = spec.get("min_value"), spec.get("max_value")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             raise ValueError(f"fakediscord: option {name}={value} outside [{lo}, {hi}]")

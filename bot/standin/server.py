@@ -41,8 +41,11 @@ from .limits import (
     LimitRefused,
     check_autocomplete,
     check_message,
+    check_unicode,
     check_webhook_count,
     check_webhook_name,
+    lone_surrogate_path,
+    typed_text_problem,
 )
 from .models import (
     ADMINISTRATOR,
@@ -832,6 +835,8 @@ class FakeDiscord:
     ) -> int:
         """A user writes to the bot in DMs: MESSAGE_CREATE without guild_id. Returns the id."""
         user = self._user(user_id)
+        attachments = list(attachments)
+        _check_typed(content, has_attachments=bool(attachments))
         ch = self.dm_channel(user.id)
         msg = self._new_message(ch, user, content)
         msg.attachments = [self._store_attachment(ch.id, a) for a in attachments]
@@ -849,6 +854,8 @@ class FakeDiscord:
         """A member writes in a guild channel/thread. Without the message_content intent the
         bot receives empty content unless the message mentions it (as on Discord)."""
         user = self._user(user_id)
+        attachments = list(attachments)
+        _check_typed(content, has_attachments=bool(attachments))
         ch = self.channels[channel_id]
         if ch.guild_id is None:
             raise ValueError("send_guild_message needs a guild channel; use send_dm for DMs")
@@ -1045,6 +1052,11 @@ class FakeDiscord:
             ch = self.channels[channel_id] if channel_id is not None else self.dm_channel(user.id)
             if ch.guild_id is not None:
                 raise ValueError("guild_id is None but the channel is a guild channel")
+        bad = lone_surrogate_path(data)
+        if bad is not None:
+            # A Discord client cannot send it, and the bot's JSON reader would refuse it.
+            where = ".".join(str(p) for p in bad) or "data"
+            raise ValueError(f"fakediscord: {where}: a lone surrogate (not Unicode text)")
         iid = self.snowflake()
         token = "aW50ZXJhY3Rpb24" + secrets.token_urlsafe(60)
         payload = P.interaction(self, iid, token, itype, ch, user, data, message, locale)
@@ -1240,6 +1252,7 @@ class FakeDiscord:
             extra.update(verdict)
         ctx = Ctx(rec.method, rec.path, params, request.query, rec.json, rec.files, request.headers)
         try:
+            check_unicode(ctx.body)  # Discord's strings are UTF-8: no lone surrogate anywhere
             out = await fn(ctx)
         except LimitRefused as err:
             self.limit_refusals.append(f"{rec.method} {rec.path}: {json.dumps(err.body)}")
@@ -2077,3 +2090,14 @@ def _thread_name(body: JSON) -> str:
 
 
 __all__ = ["ApiError", "FakeDiscord", "Fault", "NoContent", "path_regex"]
+
+
+def _check_typed(content: str, *, has_attachments: bool) -> None:
+    """What a member sends is what a Discord client lets them type: ValueError otherwise."""
+    if not isinstance(content, str):
+        raise TypeError(f"fakediscord: content must be a string, not {type(content).__name__}")
+    if not content.strip() and not has_attachments:
+        raise ValueError("fakediscord: content: empty (Discord sends no empty message)")
+    problem = typed_text_problem(content)
+    if problem is not None:
+        raise ValueError(f"fakediscord: content: {problem}")

@@ -5,6 +5,7 @@ discord.py client, as the bot would hit them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -307,3 +308,47 @@ def test_autocomplete_answers_are_checked() -> None:
     choice = info.value.body["errors"]["data"]["choices"]["0"]
     assert choice["name"]["_errors"][0]["code"] == "BASE_TYPE_BAD_LENGTH"
     assert choice["value"]["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
+
+
+async def test_text_discord_cannot_carry_is_refused_both_ways(
+    fake_discord: FakeDiscord,  # noqa: F811
+    bot: discord.Client,
+) -> None:
+    """Discord keeps strings as UTF-8: a lone surrogate sent by a bot is 400 / 50035, and a
+    member cannot type one (nor a control character, nor more than 2,000 characters), so the
+    stand-in never hands the bot an event its JSON reader refuses (issue 23)."""
+    fake = fake_discord
+    channel = channel_of(fake, bot)
+    async with aiohttp.ClientSession() as http, http.post(
+        f"{fake.api_base_url}/channels/{channel.id}/messages",
+        # discord.py[speed] (orjson) cannot even encode it: a raw body, as another client might
+        data=b'{"content": "a\\ud800b", "embeds": []}',
+        headers={"Authorization": f"Bot {fake.token}", "Content-Type": "application/json"},
+    ) as response:
+        status, body = response.status, await response.json()
+    assert (status, body["code"], body["message"]) == (400, 50035, "Invalid Form Body")
+    [error] = body["errors"]["content"]["_errors"]
+    assert error["code"] == "STRING_TYPE_INVALID_UNICODE", body
+    assert fake.messages_in(channel.id) == []
+    await channel.send("a pair is fine: \U0001f600")
+    assert len(fake.messages_in(channel.id)) == 1
+
+    [guild] = fake.guilds.values()
+    ann = fake.add_member(guild.id, "ann").user
+    for text, words in (
+        ("evade \ud800", "lone surrogate U+D800"),
+        ("\udfff", "lone surrogate U+DFFF"),
+        ("eva\x00de", "control character U+0000"),
+        ("x" * 2001, "at most 2000"),
+        ("   ", "empty"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            await fake.send_dm(ann.id, text)
+        with pytest.raises(ValueError, match=re.escape(words)):
+            await fake.send_guild_message(channel.id, ann.id, text)
+    with pytest.raises(ValueError, match="lone surrogate"):
+        await fake.invoke_slash(guild.id, channel.id, ann.id, "anything",
+                                options={"move": "\ud800"}, require_registered=False)
+    assert fake.dms_to(ann.id) == [] and len(fake.messages_in(channel.id)) == 1
+    assert fake.interactions == {}
+    await fake.send_dm(ann.id, "tab\tand\nnew line, \U0001f600")  # what a client does send
