@@ -9,22 +9,30 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import logging
+import math
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from bot.sandbox.guard import BadRequest, RequestGuard, check_strings, parse_json_body
 from bot.sandbox.world import Cast, Person
 from bot.standin import Attachment, FakeDiscord, FakeMessage, InteractionHandle
 from bot.standin import payloads as P
+from bot.standin.limits import CONTENT_MAX, typed_text_problem
 from bot.standin.models import FLAG_LOADING, JSON, THREAD_TYPES, FakeChannel
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": "index.html", "/app.js": "app.js", "/style.css": "style.css"}
 CONTENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 #: The page loads nothing from elsewhere: scripts, styles and requests stay on this server.
-CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+CSP = (
+    "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"  # no other page may frame it and steer clicks into it
+)
 #: How long a long-poll of /api/changes waits before answering "nothing new".
 CHANGES_WAIT_SECONDS = 25.0
 #: How long an action waits for the bot's visible answer before returning without it.
@@ -36,14 +44,15 @@ STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT =
     3, 4, 5, 6, 7, 8, 9, 10, 11,
 )
 ID_OPTION_TYPES = (USER, CHANNEL, ROLE, MENTIONABLE)
+#: A snowflake: 1 to 20 ASCII digits below 2^64 (int() would also take "٣" or "1_0").
+SNOWFLAKE = re.compile(r"[0-9]{1,20}")
+SNOWFLAKE_LIMIT = 2**64
+#: Discord's INTEGER and NUMBER options hold -2^53..2^53.
+OPTION_NUMBER_LIMIT = 2**53
+#: select menus: at most 25 values, each at most 100 characters; custom_id 1..100.
+VALUES_MAX, VALUE_MAX, CUSTOM_ID_MAX = 25, 100, 100
 
-
-class BadRequest(Exception):
-    """The API call cannot be done; the message says why (answered 400 or 404)."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+log = logging.getLogger("duelbot.sandbox")
 
 
 Handler = Callable[[web.Request], Awaitable[Any]]
@@ -53,12 +62,16 @@ class SandboxApi:
     def __init__(self, fake: FakeDiscord, cast: Cast) -> None:
         self.fake = fake
         self.cast = cast
+        #: Who may call: its own host names and page only (set once the port is bound).
+        self.guard = RequestGuard()
         #: Set when the sandbox stops: long-polls answer at once instead of holding it open.
         self.closing = asyncio.Event()
 
     # -- the app ----------------------------------------------------------------------
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=16 * 1024 * 1024)
+        app = web.Application(
+            client_max_size=16 * 1024 * 1024, middlewares=[self.guard.middleware]
+        )
         for path in PAGES:
             app.router.add_get(path, self.page)
         routes: list[tuple[str, str, Handler]] = [
@@ -88,6 +101,12 @@ class SandboxApi:
                 return web.json_response(
                     {"error": message.removeprefix("fakediscord: ")}, status=400
                 )
+            except Exception as exc:  # a bug of ours: one JSON line, the traceback in the log
+                log.exception("sandbox API %s %s failed", request.method, request.path)
+                return web.json_response(
+                    {"error": f"the sandbox failed on this request ({type(exc).__name__}); "
+                              "its log has the details"}, status=500
+                )
 
         return wrapped
 
@@ -107,7 +126,7 @@ class SandboxApi:
         return len(self.fake.requests) + len(self.fake.messages) + len(self.fake.channels)
 
     async def changes(self, request: web.Request) -> JSON:
-        since = _int(request.query.get("since", "-1"), "since")
+        since = _whole_number(request.query.get("since", "-1"), "since", -1, 2**63)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CHANGES_WAIT_SECONDS
         while self.revision() == since and loop.time() < deadline and not self.closing.is_set():
@@ -222,8 +241,9 @@ class SandboxApi:
         content = body.get("content")
         if not isinstance(content, str) or not content.strip():
             raise BadRequest("content: write the message text (a non-empty string)")
-        if len(content) > 2000:
-            raise BadRequest("content: at most 2000 characters (Discord's limit)")
+        problem = typed_text_problem(content, CONTENT_MAX)
+        if problem is not None:
+            raise BadRequest(f"content: {problem}")
         message_id = await self.fake.send_dm(person.user.id, content)
         return {"message_id": str(message_id)}
 
@@ -232,17 +252,25 @@ class SandboxApi:
         body = await _body(request)
         message_id = _int(body.get("message_id"), "message_id")
         custom_id = body.get("custom_id")
-        if not isinstance(custom_id, str):
-            raise BadRequest("custom_id: the custom_id of a button of that message")
+        if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= CUSTOM_ID_MAX:
+            raise BadRequest(
+                f"custom_id: the custom_id of a button of that message "
+                f"(1 to {CUSTOM_ID_MAX} characters)"
+            )
         msg = self.fake.messages.get(message_id)
         if msg is None or msg.deleted:
             raise BadRequest(f"message_id: no message {message_id}", 404)
         self._check_sees(person, msg)
         values = body.get("values")
         if values is not None and not (
-            isinstance(values, list) and all(isinstance(v, str) for v in values)
+            isinstance(values, list)
+            and len(values) <= VALUES_MAX
+            and all(isinstance(v, str) and len(v) <= VALUE_MAX for v in values)
         ):
-            raise BadRequest("values: a list of strings (the options picked in a select)")
+            raise BadRequest(
+                f"values: a list of at most {VALUES_MAX} strings of at most {VALUE_MAX} "
+                "characters (the options picked in a select)"
+            )
         handle = await self.fake.click_button(person.user.id, msg, custom_id, values=values)
         return await _answer(handle)
 
@@ -391,13 +419,21 @@ def _coerce(name: str, otype: int, value: Any) -> Any:
     """A value from JSON (often a string from a form field) as the option type wants it."""
     try:
         if otype in ID_OPTION_TYPES:
-            return int(value)
+            return _int(value, f"options.{name}")
         if otype == INTEGER:
             if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
                 raise ValueError
-            return int(value)
+            number = int(value)
+            if not -OPTION_NUMBER_LIMIT <= number <= OPTION_NUMBER_LIMIT:
+                raise ValueError
+            return number
         if otype == NUMBER:
-            return float(value)
+            if isinstance(value, bool):
+                raise ValueError
+            real = float(value)
+            if not (math.isfinite(real) and -OPTION_NUMBER_LIMIT <= real <= OPTION_NUMBER_LIMIT):
+                raise ValueError
+            return real
         if otype == BOOLEAN:
             if isinstance(value, bool):
                 return value
@@ -410,12 +446,12 @@ def _coerce(name: str, otype: int, value: Any) -> Any:
             return Attachment(
                 str(value["filename"]), base64.b64decode(str(value["content_base64"]))
             )
-    except (ValueError, TypeError, KeyError, binascii.Error):
-        kinds = {INTEGER: "an integer", NUMBER: "a number", BOOLEAN: "true or false",
-                 ATTACHMENT: '{"filename", "content_base64"}'}
+    except (ValueError, TypeError, KeyError, OverflowError, binascii.Error):
+        kinds = {INTEGER: "an integer within ±2^53", NUMBER: "a finite number within ±2^53",
+                 BOOLEAN: "true or false", ATTACHMENT: '{"filename", "content_base64"}'}
         raise BadRequest(
             f"options.{name}: expected {kinds.get(otype, 'an id (a string of digits)')}, "
-            f"got {value!r}"
+            f"got {_shown(value)}"
         ) from None
     return str(value)
 
@@ -462,20 +498,35 @@ def _user(payload: JSON) -> JSON:
     }
 
 
+def _shown(value: Any) -> str:
+    """A value quoted in an error: short, whatever was sent."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _int(raw: Any, field: str) -> int:
-    if isinstance(raw, bool):
-        raise BadRequest(f"{field}: an id (a string of digits)")
-    try:
-        return int(raw)
-    except (TypeError, ValueError):
-        raise BadRequest(f"{field}: an id (a string of digits), not {raw!r}") from None
+    """A snowflake id, sent as a string of digits (or a JSON integer): 400 for anything else,
+    1e400 and 2^64 included."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        number = raw
+    elif isinstance(raw, str) and SNOWFLAKE.fullmatch(raw):
+        number = int(raw)
+    else:
+        raise BadRequest(f"{field}: an id (a string of digits), not {_shown(raw)}")
+    if not 0 <= number < SNOWFLAKE_LIMIT:
+        raise BadRequest(f"{field}: an id is 0 to 2^64-1, not {_shown(raw)}")
+    return number
+
+
+def _whole_number(raw: str, field: str, lo: int, hi: int) -> int:
+    if not re.fullmatch(r"-?[0-9]{1,20}", raw) or not lo <= int(raw) <= hi:
+        raise BadRequest(f"{field}: a whole number from {lo} to {hi}, not {_shown(raw)}")
+    return int(raw)
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except ValueError:
-        raise BadRequest("the request body must be a JSON object") from None
-    if not isinstance(body, dict):
-        raise BadRequest("the request body must be a JSON object")
+    """The JSON object of a POST: strict JSON (no NaN or Infinity, no number beyond a
+    double), and text Discord could carry (no lone surrogate or control character)."""
+    body = parse_json_body(await request.read())
+    check_strings(body)
     return body

@@ -83,6 +83,7 @@ async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
             )
             return EXIT_USAGE
         bound = _bound_port(site) or port
+        api.guard.listening_on(bound)
         where = database_url if keep else "a temporary SQLite file, deleted on exit"
         print(f"duelbot sandbox: open http://{HOST}:{bound} (Ctrl-C stops it)", flush=True)
         print(f"duelbot sandbox: database: {where}", flush=True)
