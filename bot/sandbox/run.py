@@ -57,11 +57,16 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
-    from bot.__main__ import serve
+    from bot.__main__ import safe_url, serve
     from bot.sandbox.api import SandboxApi
     from bot.sandbox.world import populate
     from bot.standin import FakeDiscord
 
+    # Never the password: stdout and logs end up in terminals, CI logs and bug reports.
+    where = safe_url(database_url) if keep else "a temporary SQLite file, deleted on exit"
+    if keep and (refused := await _refuse_occupied(database_url, where)) is not None:
+        print(refused, file=sys.stderr)
+        return EXIT_USAGE
     fake = FakeDiscord(token=SANDBOX_TOKEN, bot_name="DuelBot")
     await fake.start()
     runner: web.AppRunner | None = None
@@ -84,7 +89,6 @@ async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
             return EXIT_USAGE
         bound = _bound_port(site) or port
         api.guard.listening_on(bound)
-        where = database_url if keep else "a temporary SQLite file, deleted on exit"
         print(f"duelbot sandbox: open http://{HOST}:{bound} (Ctrl-C stops it)", flush=True)
         print(f"duelbot sandbox: database: {where}", flush=True)
         settings = sandbox_settings(fake.api_base_url, fake.gateway_url, database_url)
@@ -95,6 +99,20 @@ async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
         if runner is not None:
             await runner.cleanup()
         await fake.stop()
+
+
+async def _refuse_occupied(database_url: str, where: str) -> str | None:
+    """One line when ``--database`` cannot be used: it holds rows already (another server's,
+    e.g. a live bot's database: the sandbox's workers would act on them) or cannot be read.
+    Read only; it runs before anything (a migration included) touches the database."""
+    from bot.__main__ import _reason
+    from bot.sandbox.database import existing_rows, refusal
+
+    try:
+        found = await existing_rows(database_url)
+    except Exception as exc:
+        return f"duelbot sandbox: --database {where} cannot be read: {_reason(exc)}"
+    return None if found is None else refusal(where, found)
 
 
 def _bound_port(site: web.TCPSite) -> int | None:
