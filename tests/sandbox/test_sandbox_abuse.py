@@ -98,24 +98,48 @@ def test_another_origin_or_host_cannot_drive_or_read_the_sandbox(tmp_path: Path)
         assert status == 0, sb.stderr_text()
 
 
-def test_text_discord_cannot_carry_and_bad_numbers_are_400_and_the_bot_lives_on(
-    tmp_path: Path,
-) -> None:
+def stats_body(channel_id: str, member: str, strength: str) -> str:
+    """A raw /stats set body, each value as written (JSON text, quoted or not)."""
+    return (f'{{"channel_id": {channel_id}, "command": "stats", "subcommand": "set", '
+            f'"options": {{"member": {member}, "str": {strength}, "agi": 3}}}}')
+
+
+def wrong_answers(sb: Sandbox, cases: list[tuple[str, str, str]]) -> list[Any]:
+    """(path, raw JSON body, words the error must hold): every case that was not 400 with
+    those words (all of them are tried, so a failure lists every wrong answer)."""
+    wrong = []
+    for path, body, words in cases:
+        got, data = raw_call(sb, "POST", path, body.encode(), Content_Type="application/json")
+        if not (got == 400 and isinstance(data, dict) and words in str(data.get("error"))):
+            wrong.append((path, body[:80], got, str(data)[:160]))
+    return wrong
+
+
+def assert_the_bot_still_answers(sb: Sandbox) -> None:
+    """The bot is still connected: it answers a DM (an emoji is a valid surrogate pair) and a
+    command, and stops cleanly."""
+    who = sb.people()
+    ann, cmdr = who["ann"], who["morgan"]
+    assert sb.proc.poll() is None, sb.stderr_text()
+    sb.ok("POST", f"/api/people/{ann}/dm", {"content": "evade \U0001f600"})
+    wait_until(lambda: any(m["author"].get("bot") for m in
+                           sb.ok("GET", f"/api/people/{ann}/dms")["messages"]),
+               15, "the bot's answer to Ann")
+    duels = sb.world()["duel_channel_id"]
+    reply = sb.slash(cmdr, "stats set", duels, member=ann, str=5, agi=3)["reply"]
+    assert "STR 5" in reply["content"]
+    status, _ = sb.stop(signal.SIGINT, timeout=20)
+    err = sb.stderr_text()
+    assert status == 0 and "Traceback" not in err, err
+
+
+def test_text_discord_cannot_carry_is_400_and_never_stops_the_bot(tmp_path: Path) -> None:
     with running_sandbox(tmp_path) as sb:
         sb.wait_for_commands()
         who = sb.people()
         ann, cmdr = who["ann"], who["morgan"]
         duels = sb.world()["duel_channel_id"]
-
-        ann_, duels_ = f'"{ann}"', f'"{duels}"'  # as JSON strings
-
-        def stats(channel_id: str, member: str, strength: str) -> str:
-            """A raw /stats set body: each value as written (JSON text, quoted or not)."""
-            return (f'{{"channel_id": {channel_id}, "command": "stats", "subcommand": "set", '
-                    f'"options": {{"member": {member}, "str": {strength}, "agi": 3}}}}')
-
-        cases: list[tuple[str, str, str, str]] = [
-            # (path, raw JSON body, what the error must name)
+        cases = [
             (f"/api/people/{ann}/dm", '{"content": "\\ud800"}', "lone surrogate U+D800"),
             (f"/api/people/{ann}/dm", '{"content": "evade \\udfff"}', "lone surrogate"),
             (f"/api/people/{ann}/dm", '{"content": "eva\\u0000de"}', "control character"),
@@ -126,56 +150,55 @@ def test_text_discord_cannot_carry_and_bad_numbers_are_400_and_the_bot_lives_on(
              '{"message_id": "1", "custom_id": "duelbot:move:1:1:\\ud800"}', "lone surrogate"),
             (f"/api/people/{ann}/click", '{"message_id": "1", "custom_id": "x", '
              '"values": ["\\udc00"]}', "lone surrogate"),
-            (f"/api/people/{cmdr}/slash", stats(duels_, ann_, '"\\ud800"'),
+            (f"/api/people/{cmdr}/slash", stats_body(f'"{duels}"', f'"{ann}"', '"\\ud800"'),
              "lone surrogate"),
             (f"/api/people/{cmdr}/autocomplete", f'{{"channel_id": "{duels}", "command": '
              '"round", "subcommand": "open", "options": {"duel": "\\ud800"}, '
              '"focused": "duel"}', "lone surrogate"),
-            # Numbers: none of these is an id, an integer or a number.
-            (f"/api/people/{cmdr}/slash", stats("1e400", ann_, "5"), "1e400"),
-            (f"/api/people/{cmdr}/slash", stats("-1e400", ann_, "5"), "-1e400"),
-            (f"/api/people/{cmdr}/slash", stats("NaN", ann_, "5"), "JSON"),
-            (f"/api/people/{cmdr}/slash", stats("Infinity", ann_, "5"), "JSON"),
-            (f"/api/people/{cmdr}/slash", stats('"1e400"', ann_, "5"), "channel_id"),
-            (f"/api/people/{cmdr}/slash", stats(f'"{2**64}"', ann_, "5"), "channel_id"),
-            (f"/api/people/{cmdr}/slash", stats('"-5"', ann_, "5"), "channel_id"),
-            (f"/api/people/{cmdr}/slash", stats("12.5", ann_, "5"), "channel_id"),
-            (f"/api/people/{cmdr}/slash", stats(duels_, ann_, "1e400"), "JSON"),
-            (f"/api/people/{cmdr}/slash", stats(duels_, ann_, "1e300"), "options.str"),
-            (f"/api/people/{cmdr}/slash", stats(duels_, ann_, str(2**80)),
-             "options.str"),
-            (f"/api/people/{cmdr}/slash", stats(duels_, '"1e400"', "5"),
-             "options.member"),
-            (f"/api/people/{ann}/click", '{"message_id": 1e400, "custom_id": "x"}', "JSON"),
-            (f"/api/people/{ann}/click", '{"message_id": "1e400", "custom_id": "x"}',
-             "message_id"),
-            (f"/api/people/{ann}/click", '{"message_id": 1e308, "custom_id": "x"}',
-             "message_id"),
-            (f"/api/people/{ann}/click", '{"message_id": "\\u0663", "custom_id": "x"}',
-             "message_id"),
         ]
-        for path, body, words in cases:
-            got, data = raw_call(sb, "POST", path, body.encode(),
-                                 Content_Type="application/json")
-            assert got == 400 and words in data["error"], (body, got, data)
-        for path in ("/api/changes?since=1e400", f"/api/channels/{duels}/messages?as=1e400",
-                     "/api/people/1e400/dms", f"/api/channels/{2**64}/messages"):
-            got, data = raw_call(sb, "GET", path)
-            assert got == 400 and data["error"], (path, got, data)
+        assert wrong_answers(sb, cases) == []
         got, data = raw_call(sb, "POST", f"/api/people/{ann}/dm", b'{"content": "\xed\xa0\x80"}',
                              Content_Type="application/json")
         assert got == 400 and "UTF-8" in data["error"], data
+        # None of it reached the bot, which still answers.
+        assert not any("\ud800" in t or "\x00" in t for t in dm_texts(sb, ann))
+        assert_the_bot_still_answers(sb)
 
-        # The bot never saw any of it and still answers: a DM (an emoji is a valid pair) and
-        # a command.
-        assert sb.proc.poll() is None, sb.stderr_text()
-        sb.ok("POST", f"/api/people/{ann}/dm", {"content": "evade \U0001f600"})
-        wait_until(lambda: any(m["author"].get("bot") for m in
-                               sb.ok("GET", f"/api/people/{ann}/dms")["messages"]),
-                   15, "the bot's answer to Ann")
-        reply = sb.slash(cmdr, "stats set", duels, member=ann, str=5, agi=3)["reply"]
-        assert "STR 5" in reply["content"]
-        assert not any("\ud800" in t for t in dm_texts(sb, ann))
-        status, _ = sb.stop(signal.SIGINT, timeout=20)
-        err = sb.stderr_text()
-        assert status == 0 and "Traceback" not in err, err
+
+def test_every_bad_number_is_400_with_an_error(tmp_path: Path) -> None:
+    with running_sandbox(tmp_path) as sb:
+        sb.wait_for_commands()
+        who = sb.people()
+        ann, cmdr = who["ann"], who["morgan"]
+        duels = sb.world()["duel_channel_id"]
+        slash, click = f"/api/people/{cmdr}/slash", f"/api/people/{ann}/click"
+        ann_, duels_ = f'"{ann}"', f'"{duels}"'  # as JSON strings
+        cases = [
+            (slash, stats_body("1e400", ann_, "5"), "1e400"),
+            (slash, stats_body("-1e400", ann_, "5"), "-1e400"),
+            (slash, stats_body("NaN", ann_, "5"), "JSON"),
+            (slash, stats_body("Infinity", ann_, "5"), "JSON"),
+            (slash, stats_body('"1e400"', ann_, "5"), "channel_id"),
+            (slash, stats_body(f'"{2**64}"', ann_, "5"), "channel_id"),
+            (slash, stats_body('"-5"', ann_, "5"), "channel_id"),
+            (slash, stats_body("12.5", ann_, "5"), "channel_id"),
+            (slash, stats_body(duels_, ann_, "1e400"), "JSON"),
+            (slash, stats_body(duels_, ann_, "-Infinity"), "JSON"),
+            (slash, stats_body(duels_, ann_, "1e300"), "options.str"),
+            (slash, stats_body(duels_, ann_, str(2**80)), "options.str"),
+            (slash, stats_body(duels_, '"1e400"', "5"), "options.member"),
+            (slash, stats_body(duels_, "1e400", "5"), "1e400"),
+            (click, '{"message_id": 1e400, "custom_id": "x"}', "1e400"),
+            (click, '{"message_id": "1e400", "custom_id": "x"}', "message_id"),
+            (click, '{"message_id": 1e308, "custom_id": "x"}', "message_id"),
+            (click, f'{{"message_id": "{2**64}", "custom_id": "x"}}', "message_id"),
+            (click, '{"message_id": "\\u0663", "custom_id": "x"}', "message_id"),
+        ]
+        wrong = wrong_answers(sb, cases)
+        for path in ("/api/changes?since=1e400", f"/api/channels/{duels}/messages?as=1e400",
+                     "/api/people/1e400/dms", f"/api/channels/{2**64}/messages"):
+            got, data = raw_call(sb, "GET", path)
+            if not (got == 400 and isinstance(data, dict) and data.get("error")):
+                wrong.append((path, got, str(data)[:160]))
+        assert wrong == []
+        assert_the_bot_still_answers(sb)
