@@ -352,3 +352,28 @@ async def test_text_discord_cannot_carry_is_refused_both_ways(
     assert fake.dms_to(ann.id) == [] and len(fake.messages_in(channel.id)) == 1
     assert fake.interactions == {}
     await fake.send_dm(ann.id, "tab\tand\nnew line, \U0001f600")  # what a client does send
+
+
+def test_number_options_stay_within_discords_range() -> None:
+    """INTEGER and NUMBER option values are -2^53..2^53 on Discord whatever the command
+    registered, and never NaN or infinite; enforce_limits=False still sends them (a modified
+    client, as tests/security/test_scoping.py needs)."""
+    from tests.fakediscord.options import INTEGER, NUMBER, build_command_data
+
+    fake = FakeDiscord()
+    fake.add_user("ann")
+    cmd = {"id": "1", "name": "roll", "options": [
+        {"name": "times", "type": INTEGER, "description": "d"},
+        {"name": "bias", "type": NUMBER, "description": "d"},
+    ]}
+
+    def build(enforce: bool = True, **options: Any) -> Any:
+        return build_command_data(fake, cmd, "roll", None, None, options, None, 1,
+                                  enforce_limits=enforce)
+
+    build(times=2**53, bias=-(2.0**53))
+    for options in ({"times": 2**53 + 1}, {"times": -(2**64)}, {"bias": float("inf")},
+                    {"bias": float("nan")}, {"bias": 1e300}):
+        with pytest.raises(ValueError, match=re.escape("outside Discord's range")):
+            build(**options)
+    assert build(False, times=2**70)["options"][0]["value"] == 2**70
