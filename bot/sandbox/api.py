@@ -236,6 +236,7 @@ class SandboxApi:
 
     # -- acting -----------------------------------------------------------------------
     async def send_dm(self, request: web.Request) -> JSON:
+        self._require_bot()
         person = self._member(request.match_info["user_id"])
         body = await _body(request)
         content = body.get("content")
@@ -248,6 +249,7 @@ class SandboxApi:
         return {"message_id": str(message_id)}
 
     async def click(self, request: web.Request) -> JSON:
+        self._require_bot()
         person = self._member(request.match_info["user_id"])
         body = await _body(request)
         message_id = _int(body.get("message_id"), "message_id")
@@ -275,6 +277,7 @@ class SandboxApi:
         return await _answer(handle)
 
     async def slash(self, request: web.Request) -> JSON:
+        self._require_bot()
         person = self._member(request.match_info["user_id"])
         body = await _body(request)
         guild_id, channel_id = self._where(body)
@@ -286,6 +289,7 @@ class SandboxApi:
         return await _answer(handle)
 
     async def autocomplete(self, request: web.Request) -> JSON:
+        self._require_bot()
         person = self._member(request.match_info["user_id"])
         body = await _body(request)
         guild_id, channel_id = self._where(body)
@@ -358,6 +362,13 @@ class SandboxApi:
             for o in level
             if int(o.get("type", 0)) not in (SUB_COMMAND, SUB_COMMAND_GROUP)
         }
+
+    def _require_bot(self) -> None:
+        """Acting needs the bot on the gateway (it connects a few seconds after the page is
+        up): otherwise the stand-in would keep a message the bot never gets."""
+        if self.fake.gateway.session_for(None) is None:
+            raise BadRequest("the bot is not connected to the stand-in yet: try again in a "
+                             "moment (GET /api/commands lists its commands once it is)", 503)
 
     def _member(self, raw: str) -> Person:
         person = self.cast.person(_int(raw, "user_id"))
@@ -528,5 +539,8 @@ async def _body(request: web.Request) -> dict[str, Any]:
     """The JSON object of a POST: strict JSON (no NaN or Infinity, no number beyond a
     double), and text Discord could carry (no lone surrogate or control character)."""
     body = parse_json_body(await request.read())
-    check_strings(body)
+    try:
+        check_strings(body)
+    except RecursionError:  # json.loads took it, but walking it needs more frames
+        raise BadRequest("the request body is nested too deeply") from None
     return body

@@ -155,6 +155,8 @@ def test_text_discord_cannot_carry_is_400_and_never_stops_the_bot(tmp_path: Path
             (f"/api/people/{cmdr}/autocomplete", f'{{"channel_id": "{duels}", "command": '
              '"round", "subcommand": "open", "options": {"duel": "\\ud800"}, '
              '"focused": "duel"}', "lone surrogate"),
+            *[(f"/api/people/{ann}/dm", '{"content": "x", "a": ' + "[" * depth + "]" * depth
+               + "}", "nested too deeply") for depth in (990, 100_000)],
         ]
         assert wrong_answers(sb, cases) == []
         got, data = raw_call(sb, "POST", f"/api/people/{ann}/dm", b'{"content": "\xed\xa0\x80"}',
