@@ -180,6 +180,8 @@ class Ruleset(ABC):
     ``readjudicate(...)``         re-run a stored round (adjudicate, verify)      base
     ``outcome_distribution``      exact odds by enumeration                       base
     ``pre_duel_steps()``          steps before round 1 (a challenge)              ()
+    ``dice`` / ``dice_for``       the dice a duel rolls (archive page's check)    () / None
+    ``log_dice_pattern``          how the log states dice (archive page's check)  None
     ============================  ==============================================  =========
     """
 
