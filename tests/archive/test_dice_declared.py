@@ -36,11 +36,13 @@ def test_every_ruleset_declares_its_dice_and_its_log_pattern() -> None:
         re.compile(rules.log_dice_pattern)
 
 
+@pytest.mark.parametrize("finish", [True, False], ids=["ended", "running"])
 @pytest.mark.parametrize("ruleset", RULESETS)
 async def test_a_whole_duel_rolls_declared_dice_and_its_log_states_every_roll(
-    migrated_db_url: str, database: Database, ruleset: str
+    migrated_db_url: str, database: Database, ruleset: str, finish: bool
 ) -> None:
-    duel_id = await play_duel(migrated_db_url, ruleset)
+    """Ended, and still running (the export a running duel gives: public results only)."""
+    duel_id = await play_duel(migrated_db_url, ruleset, finish=finish)
     export: dict[str, Any] = duel_json(
         await Services.create(database).duels.history(duel_id, GUILD)
     )
