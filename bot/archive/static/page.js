@@ -640,7 +640,7 @@
           if (sides !== null && allowedDice !== null && allowedDice.indexOf(String(sides)) < 0) {
             foreignDie = true;
             reasons.push("a " + dieText(sides) + " is not one of this duel's dice (" +
-              allowedDice.map(function (x) { return dieText(Number(x)); }).join(", ") + ")");
+              allowedDice.map(function (x) { return dieText(BigInt(x)); }).join(", ") + ")");
           }
           // The log must state this roll's value at this place.
           if (stated !== null) {
