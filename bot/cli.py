@@ -651,6 +651,25 @@ def _guild_exports(
     return _with_services(args, fetch)
 
 
+#: Discord ids are stored as signed 64-bit integers (BIGINT); nothing larger can name a server.
+_MAX_DISCORD_ID = 2**63 - 1
+
+
+def _guild_id(text: str) -> int:
+    """``--guild``: a Discord server id. Checked here, before any query: a number beyond 64
+    bits would overflow the SQLite and PostgreSQL drivers (a traceback, issue 23)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= _MAX_DISCORD_ID:
+        shown = text if len(text) <= 30 else text[:30] + "…"
+        raise argparse.ArgumentTypeError(
+            f"a server id is a whole number from 1 to {_MAX_DISCORD_ID}, not {shown!r}"
+        )
+    return value
+
+
 def cmd_archive(args: argparse.Namespace) -> int:
     from bot.archive import write_archive
     from bot.export import duel_json
@@ -909,7 +928,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arc.add_argument("dir", metavar="DIR", help="the folder to write (created if missing)")
     arc.add_argument(
-        "--guild", type=int, default=None, metavar="ID", help="the server (needed when several)"
+        "--guild",
+        type=_guild_id,
+        default=None,
+        metavar="ID",
+        help="the server (needed when several)",
     )
     arc.add_argument("--config", metavar="FILE", default=None, help="config TOML (database)")
     arc.set_defaults(func=cmd_archive)

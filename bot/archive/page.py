@@ -10,8 +10,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from bot.rules.base import get_ruleset
+from bot.rules.errors import RulesError
+
 #: Bumped when the page's DOM contract (docs/archive.md) changes.
-PAGE_FORMAT = "duelbot-archive-page/1"
+PAGE_FORMAT = "duelbot-archive-page/2"
 
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 
@@ -51,6 +54,25 @@ def fill(template: str, values: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
+def rules_facts(export: dict[str, Any]) -> dict[str, Any]:
+    """What the page's checks need from the duel's ruleset, looked up in bot/rules when the
+    page is rendered (the page cannot run the rules): the dice this duel can roll and how
+    its log states them (``Ruleset.dice_for``, ``Ruleset.log_dice_pattern``). None where the
+    ruleset is unknown here or does not say: the page then says that check was not run."""
+    ruleset_id = export.get("ruleset")
+    try:
+        rules = get_ruleset(str(ruleset_id))
+    except RulesError:
+        return {"ruleset": ruleset_id, "dice": None, "log_dice_pattern": None}
+    duellists = export.get("duellists")
+    dice = rules.dice_for(duellists if isinstance(duellists, dict) else {})
+    return {
+        "ruleset": rules.id,
+        "dice": sorted(set(dice)) if dice else None,
+        "log_dice_pattern": rules.log_dice_pattern,
+    }
+
+
 def render_duel_page(export_json: dict[str, Any]) -> str:
     """The archive page of one duel from its JSON export (bot.export.duel_json). Pure: no
     I/O but reading the package's own assets."""
@@ -63,6 +85,7 @@ def render_duel_page(export_json: dict[str, Any]) -> str:
             "css": asset("page.css"),
             "js": asset("page.js"),
             "data": embed_json(export_json),
+            "rules": embed_json(rules_facts(export_json)),
             "page_format": PAGE_FORMAT,
         },
     )

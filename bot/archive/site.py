@@ -3,9 +3,11 @@ and one self-contained page per duel (bot.archive.page)."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
+import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -119,11 +121,30 @@ def render_index_page(
     )
 
 
+#: Published pages are read by a web server running as another user: world-readable, as a
+#: plain ``open(..., "w")`` under the usual umask would make them.
+PAGE_MODE = 0o644
+
+
 def _write(path: Path, text: str) -> None:
-    """Write via a temporary file and rename: a reader (a web server) never sees half a page."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """Write via a temporary file and rename: a reader (a web server) never sees half a page.
+
+    The temporary file is a fresh one made by ``mkstemp`` in the target directory (O_CREAT |
+    O_EXCL: it never opens an existing file, and never follows a symlink someone planted
+    there), and ``os.replace`` renames it over ``path``, replacing a symlink at ``path``
+    rather than writing through it (issue 23: fixed names such as ``.index.html.tmp`` let a
+    planted symlink overwrite any file the bot's user could write)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(handle.fileno(), PAGE_MODE)
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        # Leave nothing behind: the half-written temporary file is ours alone to remove.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def write_archive(

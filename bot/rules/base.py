@@ -180,6 +180,8 @@ class Ruleset(ABC):
     ``readjudicate(...)``         re-run a stored round (adjudicate, verify)      base
     ``outcome_distribution``      exact odds by enumeration                       base
     ``pre_duel_steps()``          steps before round 1 (a challenge)              ()
+    ``dice`` / ``dice_for``       the dice a duel rolls (archive page's check)    () / None
+    ``log_dice_pattern``          how the log states dice (archive page's check)  None
     ============================  ==============================================  =========
     """
 
@@ -189,6 +191,23 @@ class Ruleset(ABC):
     # False while the bot cannot yet run this ruleset's flow end to end (its rules are pure
     # and usable from the CLI; the services refuse to start such duels).
     playable: bool = True
+    #: Every die (its number of sides) the ruleset ever rolls, when that is fixed (d6, d20):
+    #: the archive page (docs/archive.md) refuses a published roll of any other die, such as
+    #: a roll rewritten as DICE0, which gives 0 from any seed. () when the dice depend on the
+    #: duellists: override ``dice_for``.
+    dice: tuple[int, ...] = ()
+    #: How the log states the dice, for the archive page: a regular expression (in the
+    #: syntax Python's ``re`` and JavaScript share) whose matches in a log line give, in the
+    #: groups that took part, the values of the dice that line reports, in order (a group
+    #: may hold a list, "1, 2, 5"). The page checks that a round's log states exactly its
+    #: recorded rolls. None: the ruleset does not say, and the page does not check it.
+    log_dice_pattern: str | None = None
+
+    def dice_for(self, sheets: Mapping[str, Any]) -> tuple[int, ...] | None:
+        """The dice a duel between these duellists can roll (``sheets``: the export's
+        ``duellists``, each side's sheet as snapshotted at the start), or None when the
+        ruleset cannot say (then the archive page does not check the dice)."""
+        return self.dice or None
 
     @abstractmethod
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:

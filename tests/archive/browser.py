@@ -118,6 +118,9 @@ def verify(web: Any, timeout: float = 60) -> dict[str, str | None]:
             "data-rounds-ok",
             "data-result",
             "data-engine",
+            "data-dice",
+            "data-log",
+            "data-outcome",
         )
     } | {"text": summary.text}
 

@@ -253,7 +253,19 @@ def test_the_documented_example_with_rejection_sampling_and_a_huge_die(
                 "status": "closed",
                 "seed": seed,
                 "commitment": "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
-                "result": {"outcome": "a_wins", "winner": "a", "rolls": rolls, "log": []},
+                "result": {
+                    "outcome": "a_wins",
+                    "winner": "a",
+                    "rolls": rolls,
+                    # The log states every roll (the page checks it does, by rule 2.14's
+                    # declared pattern).
+                    "log": [
+                        "2.14 Evade: Bob rolls DICE-3 (AGI 1 - STR 4) is 0 (Glossary)",
+                        "2.14 Full Frontal Strike: Alice rolls DICE3 (STR 5 - AGI 2) rolled 2",
+                        "2.14 Huge: Alice rolls DICE9223372036854775809 (2^63 + 1) rolled "
+                        "3916592538638892960",
+                    ],
+                },
             }
         ],
     }

@@ -40,7 +40,8 @@ async def test_hostile_names_cannot_end_the_script_element(services: Services) -
     b = MemberRef(DAVE.user_id, "<!--<script>x</SCRIPT >")
     export = await export_of(services, await rule_2_14_duel(services, a, b))
     page = render_duel_page(export)
-    assert len(re.findall(r"</script", page, re.IGNORECASE)) == 2  # the data's and the code's
+    # The data's, the ruleset facts' and the code's.
+    assert len(re.findall(r"</script", page, re.IGNORECASE)) == 3
     assert "<!--" not in page
     assert json.loads(script_text(page, "duel-data")) == export
     # The server-side title is escaped; everything else is built from the JSON as text.
@@ -75,3 +76,25 @@ def test_bad_input_is_refused_clearly() -> None:
     with pytest.raises(ValueError, match="JSON export"):
         render_duel_page({"rounds": []})
     assert page_filename(12) == "duel-12.html"
+
+
+async def test_the_page_carries_what_the_ruleset_says_of_its_dice(services: Services) -> None:
+    """Issue 23, item 10: the dice this duel can roll and how its log states them, from
+    bot/rules when the page is rendered (the page cannot run the rules)."""
+    export = await export_of(services, await rule_2_14_duel(services))
+    facts = json.loads(script_text(render_duel_page(export), "duel-rules"))
+    # Alice STR 8 AGI 3, Bob STR 2 AGI 5: Evade AGI - their STR, Strike STR - their AGI.
+    assert facts == {
+        "ruleset": "rule-2.14",
+        "dice": [-3, -1, 1, 3],
+        "log_dice_pattern": facts["log_dice_pattern"],
+    }
+    assert facts["log_dice_pattern"]
+    unknown = {"duel_id": 1, "ruleset": "</script><!--", "duellists": {}, "rounds": []}
+    page = render_duel_page(unknown)
+    assert json.loads(script_text(page, "duel-rules")) == {
+        "ruleset": "</script><!--",
+        "dice": None,
+        "log_dice_pattern": None,
+    }
+    assert len(re.findall(r"</script", page, re.IGNORECASE)) == 3 and "<!--" not in page

@@ -76,3 +76,52 @@ async def test_the_ladder_page_ranks_members_with_a_rating_chart_each(
     # One inline chart per member, no outside reference.
     assert ladder.count('<svg class="rating-chart"') == len(rows)
     assert "http://" not in ladder and "https://" not in ladder and "src=" not in ladder
+
+
+async def test_archive_never_writes_through_a_planted_symlink(
+    migrated_db_url: str, tmp_path: Path
+) -> None:
+    """Issue 23: the old fixed temporary names (`.index.html.tmp`, ...) and a published path
+    itself are symlinks to a file of the bot's user; the archive writes none of them, and
+    every published file is a regular file of its own."""
+    duel_id = await play_duel(migrated_db_url, RULESETS[0])
+    site = tmp_path / "site"
+    site.mkdir()
+    names = ["index.html", f"duel-{duel_id}.html", "ladder.html"]
+    victims = {}
+    for name in names:
+        for planted in (f".{name}.tmp", name):
+            victim = tmp_path / f"victim-{planted}"
+            victim.write_text(f"precious {planted}\n")
+            (site / planted).symlink_to(victim)
+            victims[planted] = victim
+    done = duelbot("archive", str(site), url=migrated_db_url)
+    assert done.returncode == 0, done.stderr
+    for planted, victim in victims.items():
+        assert victim.read_text() == f"precious {planted}\n", planted
+        assert victim.is_file() and not victim.is_symlink()
+    for name in names:
+        published = site / name
+        assert not published.is_symlink() and published.is_file(), name
+        assert published.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+        assert published.stat().st_mode & 0o777 == 0o644
+        # The planted temporary-name links are left as they were (not ours to remove).
+        assert (site / f".{name}.tmp").readlink() == victims[f".{name}.tmp"]
+    assert sorted(p.name for p in site.iterdir() if not p.name.endswith(".tmp")) == sorted(names)
+    assert len(list(site.glob(".*.tmp"))) == len(names)  # no temporary file of ours is left
+
+
+async def test_archive_refuses_a_server_id_beyond_64_bits(
+    migrated_db_url: str, tmp_path: Path
+) -> None:
+    """Issue 23: `--guild 10^23` was an OverflowError traceback (SQLite) or a DBAPIError
+    (PostgreSQL); now one line naming the allowed range, exit 2, nothing written."""
+    await play_duel(migrated_db_url, RULESETS[0])
+    for bad in ("100000000000000000000000", "9223372036854775808", "0", "-5", "12x"):
+        out = tmp_path / f"site-{bad}"
+        done = duelbot("archive", str(out), "--guild", bad, url=migrated_db_url)
+        assert done.returncode == 2, (bad, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert "Traceback" not in done.stderr and "--guild" in done.stderr
+        assert "whole number from 1 to 9223372036854775807" in done.stderr, done.stderr
+        assert not out.exists()

@@ -9,6 +9,17 @@
   var raw = document.getElementById("duel-data").textContent;
   var data = parseExport(raw);
   var rounds = Array.isArray(data.rounds) ? data.rounds : [];
+  // What the ruleset (bot/rules) said when the page was rendered: the dice this duel can
+  // roll and how its log states them (docs/archive.md). Absent or null: not checked.
+  var rulesNode = document.getElementById("duel-rules");
+  var rulesFacts = rulesNode ? parseExport(rulesNode.textContent) : {};
+  var allowedDice = Array.isArray(get(rulesFacts, "dice")) ? rulesFacts.dice.map(String) : null;
+  var logPattern = null;
+  try {
+    var source = get(rulesFacts, "log_dice_pattern");
+    if (typeof source === "string" && source) logPattern = new RegExp(source, "g");
+  } catch (e) { logPattern = null; }
+  var verifyCommand = "duelbot verify duel-" + data.duel_id + ".json";
 
   /* -- reading the JSON ---------------------------------------------------------------- */
 
@@ -515,6 +526,29 @@
     }
   }
 
+  /* The dice values a round's log states, in order: every match of the ruleset's pattern,
+   * the groups that took part, each possibly a list "1, 2, 5". */
+  function statedValues(log) {
+    var values = [];
+    log.forEach(function (line) {
+      logPattern.lastIndex = 0;
+      var m;
+      while ((m = logPattern.exec(String(line))) !== null) {
+        if (m[0] === "") { logPattern.lastIndex++; continue; }
+        for (var g = 1; g < m.length; g++) {
+          if (m[g] !== undefined) values = values.concat(m[g].split(", "));
+        }
+      }
+    });
+    return values;
+  }
+
+  /* The k of a roll's label duel:D:round:N:roll:k, or null. */
+  function labelIndex(label) {
+    var m = /^duel:[^:]+:round:[^:]+:roll:(\d+)$/.exec(String(label));
+    return m ? Number(m[1]) : null;
+  }
+
   function mark(node, ok, text, reasons) {
     node.setAttribute("data-verify", ok ? "ok" : "mismatch");
     if (reasons && reasons.length) node.setAttribute("data-mismatch", reasons.join("; "));
@@ -533,7 +567,8 @@
     var button = document.getElementById("verify-button");
     var summary = document.getElementById("verify-summary");
     button.disabled = true;
-    ["data-total", "data-ok", "data-rounds", "data-rounds-ok", "data-result", "data-engine"].forEach(function (a) {
+    ["data-total", "data-ok", "data-rounds", "data-rounds-ok", "data-result", "data-engine",
+     "data-dice", "data-log", "data-outcome"].forEach(function (a) {
       summary.removeAttribute(a);
     });
     summary.setAttribute("data-state", "running");
@@ -575,6 +610,12 @@
             ? "\u2714 SHA-256(seed) is the commitment: the seed was fixed before the round opened"
             : "\u2718 " + problems.join("; ");
         }
+        var stated = logPattern ? statedValues(Array.isArray(result && result.log) ? result.log : []) : null;
+        var misnumbered = false, miscited = false, foreignDie = false;
+        // Every number 0 .. n-1 there (only their order wrong), or not (a roll is missing)?
+        var numbersComplete = rolls.map(function (x) { return labelIndex(get(x, "label")); })
+          .sort(function (x, y) { return x - y; })
+          .every(function (x, i) { return x === i; });
         var rollsOk = 0;
         for (var k = 0; k < rolls.length; k++) {
           total++;
@@ -582,10 +623,33 @@
           var node = document.getElementById("round-" + r.number + "-roll-" + k);
           var reasons = [];
           var expectedLabel = "duel:" + data.duel_id + ":round:" + r.number + ":roll:" + k;
+          // Every roll number 0, 1, 2, ... present and in order: a deleted or moved roll
+          // leaves a gap or a step back here.
+          var index = labelIndex(get(roll, "label"));
+          if (index !== k) {
+            misnumbered = true;
+            reasons.push(index === null ? "it has no roll number"
+              : "it is roll #" + index + " in place " + k + (numbersComplete
+                ? ": the rolls are out of order" : ": a roll before it is missing or moved"));
+          }
           if (get(roll, "label") !== expectedLabel) reasons.push("its label should be " + expectedLabel);
           var sides = asBigInt(get(roll, "sides"));
           var value = asBigInt(get(roll, "value"));
           var derived = null;
+          // A die the ruleset never rolls (DICE0 gives 0 from any seed, so it "re-derives").
+          if (sides !== null && allowedDice !== null && allowedDice.indexOf(String(sides)) < 0) {
+            foreignDie = true;
+            reasons.push("a " + dieText(sides) + " is not one of this duel's dice (" +
+              allowedDice.map(function (x) { return dieText(BigInt(x)); }).join(", ") + ")");
+          }
+          // The log must state this roll's value at this place.
+          if (stated !== null) {
+            if (k >= stated.length) { miscited = true; reasons.push("the log does not state this roll"); }
+            else if (stated[k] !== String(get(roll, "value"))) {
+              miscited = true;
+              reasons.push("the log states " + stated[k] + " here, not " + formatValue(get(roll, "value")));
+            }
+          }
           if (sides === null) reasons.push("its die is not a whole number of sides");
           else if (sides > TWO_64) reasons.push("a die of more than 2^64 sides cannot be derived");
           else if (key !== null) {
@@ -603,9 +667,26 @@
           if (good) { ok++; rollsOk++; }
           summary.textContent = "Checking\u2026 " + total + " rolls so far";
         }
+        if (misnumbered) problems.push("its rolls are not numbered 0 to " + (rolls.length - 1) + " in order: a roll is missing or moved");
+        if (foreignDie) problems.push("a roll uses a die this duel never rolls");
+        if (stated !== null && stated.length > rolls.length) {
+          miscited = true;
+          problems.push("its log states " + stated.length + " dice but " + rolls.length +
+            " are recorded: a roll the log cites is not recorded");
+        }
+        if (miscited) problems.push("its log does not state exactly its recorded rolls");
         var roundGood = problems.length === 0 && rollsOk === rolls.length;
         if (roundGood) roundsOk++;
         mark(section, roundGood, null, problems);
+        // Why, in words on the round itself (a missing roll has no roll of its own to mark).
+        var why = section.querySelector(".round-problems");
+        if (!why) {
+          why = el("p", { className: "round-problems" });
+          section.insertBefore(why, section.querySelector(".round-head").nextSibling);
+        }
+        why.hidden = roundGood;
+        why.textContent = roundGood ? "" : "\u2718 " + (problems.length ? problems.join("; ")
+          : (rolls.length - rollsOk) + " of its " + rolls.length + " rolls do not match (marked below)");
         badge.textContent = roundGood ? "\u2714 verified" : "\u2718 mismatch";
         badge.className = "badge verify " + (roundGood ? "verify-ok" : "verify-mismatch");
       }
@@ -615,8 +696,16 @@
       summary.setAttribute("data-rounds", String(roundsChecked));
       summary.setAttribute("data-rounds-ok", String(roundsOk));
       summary.setAttribute("data-result", allGood ? "ok" : "mismatch");
+      summary.setAttribute("data-dice", allowedDice !== null ? "checked" : "unchecked");
+      summary.setAttribute("data-log", logPattern !== null ? "checked" : "unchecked");
+      summary.setAttribute("data-outcome", "not-checked");
       var text = (allGood ? "\u2714 " : "\u2718 ") + ok + " of " + total + " rolls match; " +
-        roundsOk + " of " + roundsChecked + " rounds verified (seed matches its commitment, every roll re-derived).";
+        roundsOk + " of " + roundsChecked + " rounds verified (seed matches its commitment, every roll re-derived" +
+        (allowedDice !== null ? ", numbered in order and one of the duel's dice" : ", numbered in order") +
+        (logPattern !== null ? ", stated by the log" : "") + ").";
+      if (allowedDice === null) text += " The dice were not checked against the ruleset's: it does not say which it rolls.";
+      if (logPattern === null) text += " The log was not checked against the rolls: the ruleset does not say how its log states them.";
+      text += " Not checked here: the outcome (who won); run " + verifyCommand + " for that.";
       if (engine.name !== "webcrypto") text += " Computed with the page's own SHA-256: this browser withholds WebCrypto here.";
       summary.textContent = text;
       summary.setAttribute("data-state", "done");
@@ -638,6 +727,7 @@
   }
 
   renderHeader();
+  document.getElementById("verify-command").textContent = verifyCommand;
   renderDuellists();
   renderRules();
   var roundsBox = document.getElementById("rounds");

@@ -175,6 +175,13 @@ def _hits(n: int, word: str = "hit") -> str:
 class ByThisAxe(Ruleset):
     id = RULESET_ID
     title = TITLE
+    dice = (6,)
+    # "rolls 1: ...", "rolls 4 dice (1, 2, 5, 4): ...", "saves on 5-6 ..., rolls 5, 4: ...",
+    # "rolls a counterattack die: 3", "in contact: Ann rolls 2 and forces the duel".
+    log_dice_pattern = (
+        r"rolls (?:[0-9]+ dic?e \(([0-9]+(?:, [0-9]+)*)\)|([0-9]+(?:, [0-9]+)*)(?::| and )"
+        r"|a counterattack die: ([0-9]+))"
+    )
 
     sheet_fields = (
         SheetField(

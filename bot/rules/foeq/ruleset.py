@@ -93,6 +93,13 @@ class FoeqSpellDuel(Ruleset):
     # The bot runs it end to end: one round per step, opened automatically (auto_advance),
     # secret steps by DM, private notes by DM: see docs/rules/foeq-spell-duel.md.
     playable = True
+    dice = (20, 6)
+    # "rolls d20 7 +1 = 8", "d20 4 and 17 with advantage, keeps 17", "rolls 2 dice of
+    # Trick: 3, 5 (+8)", "rerolls Ann's Trick die #1 (3): it is now 6".
+    log_dice_pattern = (
+        r"d20 ([0-9]+)(?: and ([0-9]+) with advantage)?"
+        r"|dic?e of [A-Z][a-z]+: ([0-9]+(?:, [0-9]+)*)|it is now ([0-9]+)"
+    )
 
     sheet_fields = (
         SheetField("initiative", "int", "Initiative modifier", MOD_MIN, MOD_MAX, default=0),

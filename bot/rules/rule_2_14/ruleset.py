@@ -91,6 +91,24 @@ class Rule214(Ruleset):
     )
     # The profile's own STR/AGI columns (they predate per-ruleset sheets).
     sheet_columns = (("str", "strength"), ("agi", "agility"))
+    # "Alice rolls DICE3 (STR 8 - AGI 5) rolled 2", "Bob rolls DICE-3 (...) is 0 (...)".
+    log_dice_pattern = r"rolls DICE-?[0-9]+ \([^)]*\) (?:rolled|is) ([0-9]+)"
+
+    def dice_for(self, sheets: Mapping[str, Any]) -> tuple[int, ...] | None:
+        """Evade rolls DICE(AGI - their STR), Full Frontal Strike DICE(STR - their AGI); the
+        stats do not change during a duel, so these four dice are all a duel can roll."""
+        stats: dict[str, tuple[int, int]] = {}
+        for side in SIDES:
+            sheet = sheets.get(side)
+            strength = sheet.get("str") if isinstance(sheet, Mapping) else None
+            agility = sheet.get("agi") if isinstance(sheet, Mapping) else None
+            if type(strength) is not int or type(agility) is not int:  # not bool, not absent
+                return None
+            stats[side] = (strength, agility)
+        dice: list[int] = []
+        for me, them in (("a", "b"), ("b", "a")):
+            dice += [stats[me][1] - stats[them][0], stats[me][0] - stats[them][1]]
+        return tuple(dice)
 
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
         return MOVES
