@@ -337,6 +337,8 @@ def _readjudicate(
     choices = r.get("choices")
     options = r.get("options") or {}
     with reading(f"round {check.number}"):  # what the ruleset did not expect: exit 2
+        if _not_canonical(check, rules, r):
+            return
         try:
             redone = rules.readjudicate_round(
                 {
@@ -371,6 +373,31 @@ def _readjudicate(
         )
         return
     check.checked.append(f"re-adjudicated: {expected['outcome']}")
+
+
+def _not_canonical(check: RoundCheck, rules: Ruleset, r: Mapping[str, Any]) -> bool:
+    """An export holds each choice as the adjudicator got it, a canonical id: another
+    spelling of it ("ffs") would re-adjudicate the same and hide that the field was
+    changed, so it is a mismatch. True when one was found (or the rules refuse one)."""
+    state = rules.state_from_dict(r["state_before"])
+    for side in ("a", "b"):
+        chosen = r["choices"].get(side)
+        if chosen is None:
+            continue
+        try:
+            canonical = rules.parse_choice(chosen, state, side)
+        except RulesError as exc:
+            check.mismatches.append(
+                f"choices.{side}: the rules refuse {_show(chosen)} here: {exc.message}"
+            )
+            return True
+        if canonical != chosen:
+            check.mismatches.append(
+                f"choices.{side}: published {_show(chosen)}, not a canonical choice id "
+                f"(the rules read it as {_show(canonical)})"
+            )
+            return True
+    return False
 
 
 def _withheld_claims(

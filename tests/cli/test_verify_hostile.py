@@ -250,3 +250,32 @@ def test_a_forged_pile_of_trick_dice_is_refused_not_rolled(exports: Exports) -> 
         code, out, err, f"rounds[{index}].state_before: Malformed FoEQ duel state: "
         "corners.a.trick must be between 0 and 20"
     )
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_another_spelling_of_a_choice_is_a_changed_choice(
+    exports: Exports, ruleset: str
+) -> None:
+    """"ffs" for full_frontal_strike re-adjudicates the same: the changed field is named
+    anyway (an export holds canonical choice ids)."""
+    doc = exports[(ruleset, "ended")]
+    rules = get_ruleset(ruleset)
+    for r in doc["rounds"]:
+        state = rules.state_from_dict(r["state_before"])
+        for side in ("a", "b"):
+            chosen = r["choices"][side]
+            spellings = [] if chosen is None else [
+                alias for move in rules.moves(state, side)  # type: ignore[arg-type]
+                if move.id == chosen for alias in move.aliases
+                if rules.parse_choice(alias, state, side) == chosen  # type: ignore[arg-type]
+            ] + [chosen.upper()]
+            for spelling in spellings:
+                if spelling == chosen:
+                    continue
+                forged = copy.deepcopy(doc)
+                forged["rounds"][doc["rounds"].index(r)]["choices"][side] = spelling
+                code, out, _ = run(["verify", "-"], json.dumps(forged).encode())
+                assert code == 1, (spelling, out)
+                assert f"NOT VERIFIED: round {r['number']}: choices.{side}: " in out, out
+                return
+    raise AssertionError(f"no choice of {ruleset} has another spelling")
