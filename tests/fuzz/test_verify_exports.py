@@ -226,7 +226,9 @@ def changed_compared_field(draw: st.DrawFn, exports: Exports) -> Mutated:
         parent, last = _parent(old, sub), sub[-1]
         old = parent[last]
         name += _where(sub)
-    new = draw(junk | st.just(copy.deepcopy(old)).map(_nudge))
+    # a choice spelled another way the rules read the same ("FFS"); (hex is hex in any case)
+    respelled = [old.upper()] if isinstance(old, str) and name.startswith("choices") else []
+    new = draw(junk | st.just(copy.deepcopy(old)).map(_nudge) | st.sampled_from(respelled or [1]))
     if _same(new, old):
         new = _nudge(old)
     parent[last] = new
