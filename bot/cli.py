@@ -13,7 +13,8 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -31,7 +32,7 @@ from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID, all_rulesets
 from bot.services.ladder_views import LadderSection
 from bot.services.views import DuelHistory
-from bot.verify import UnreadableExport, is_duel_export, verify_duel
+from bot.verify import HOSTILE_ERRORS, UnreadableExport, is_duel_export, verify_duel
 
 PROG = "duelbot"
 EXIT_OK = 0
@@ -137,6 +138,16 @@ def read_json(source: str) -> Any:
     except RecursionError:  # pragma: no cover - json.loads refuses deeper input first
         raise InputError(f"{where} is not usable JSON: nested too deeply") from None
     return data
+
+
+@contextmanager
+def _hostile(where: str) -> Iterator[None]:
+    """Ruleset code run on a pasted round may meet what it was not written for (a state of
+    the wrong shape, 1e400): one line naming ``where``, exit 2, never a traceback."""
+    try:
+        yield
+    except HOSTILE_ERRORS as exc:
+        raise InputError(f"{where}: cannot be read ({type(exc).__name__}: {exc})") from None
 
 
 def _object(value: Any, field: str, allowed: Sequence[str]) -> Mapping[str, Any]:
@@ -342,11 +353,13 @@ def parse_generic_round(data: Any) -> GenericRound:
         choices[side] = value
     # Free text (ffs, "a3 p1 t0") becomes the ruleset's canonical choice, as a duellist's DM
     # does; checked before a seed is drawn.
-    state = ruleset.state_from_dict(state_before)
+    with _hostile("state_before"):
+        state = ruleset.state_from_dict(state_before)
     for side, text in choices.items():
         if text is not None:
             try:
-                choices[side] = ruleset.parse_choice(text, state, side)  # type: ignore[arg-type]
+                with _hostile(f"choices.{side}"):
+                    choices[side] = ruleset.parse_choice(text, state, side)  # type: ignore[arg-type]
             except RulesError as exc:
                 raise InputError(f"choices.{side}: {exc.message}") from None
     options = obj.get("options") or {}
@@ -391,7 +404,8 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
             f"{PROG} adjudicate: no seed given; drew a fresh one: {seed}",
             file=sys.stderr,
         )
-    result = rnd.resolve(seed)
+    with _hostile("the round"):
+        result = rnd.resolve(seed)
     commit = commitment(seed)
     if args.json:
         shown = (

@@ -10,7 +10,8 @@ was published. Pure: no database, no I/O.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,10 +27,37 @@ ROLL_FIELDS = ("label", "sides", "value", "for", "purpose")
 #: Below this chance that a wrong seed re-derives every roll, a commitment that does not
 #: match a seed which re-derives them is said to be the changed one.
 CHANCE_THRESHOLD = 1e-6
+#: What a round's ``withheld`` may name (docs/export-format.md). A closed round's seed and
+#: result are always published; ``Ruleset.withholdable`` says when the rest may be withheld.
+WITHHELD_NAMES = ("seed", "result", "choices.a", "choices.b", "state_before")
+#: A document's ``status``.
+DUEL_STATUSES = ("live", "ended")
+#: The round statuses that were adjudicated: verify re-adjudicates them.
+ADJUDICATED = ("closed", "undone")
+#: What ruleset code may raise on a document it was never meant to see (a pasted state of
+#: the wrong shape, 1e400, 10**30): the document's fault, said in one line, never a
+#: traceback (issue 23).
+HOSTILE_ERRORS = (
+    ArithmeticError, LookupError, TypeError, ValueError, AttributeError, RecursionError
+)  # fmt: skip
 
 
 class UnreadableExport(Exception):
     """Not a duel export this version can read; the message names the field."""
+
+
+@contextmanager
+def reading(where: str) -> Iterator[None]:
+    """Run ruleset code on part of a hostile document: its refusal, or any error it was not
+    written to expect, becomes UnreadableExport naming ``where`` (exit 2, one line)."""
+    try:
+        yield
+    except RulesError as exc:
+        raise UnreadableExport(f"{where}: {exc.message}") from None
+    except HOSTILE_ERRORS as exc:
+        raise UnreadableExport(
+            f"{where}: cannot be read ({type(exc).__name__}: {_show(str(exc))})"
+        ) from None
 
 
 def is_duel_export(data: Any) -> bool:
@@ -183,7 +211,48 @@ def _read_header(data: Any) -> tuple[int, Ruleset, list[Mapping[str, Any]]]:
                 f"rounds[{i}].status must be one of {', '.join(ROUND_STATUSES)}, "
                 f"not {_show(r.get('status'))}"
             )
+    if data.get("status") not in DUEL_STATUSES:
+        raise UnreadableExport(
+            f"status must be one of {', '.join(DUEL_STATUSES)}, not {_show(data.get('status'))}"
+        )
+    for i, r in enumerate(rounds):
+        _read_round(rules, f"rounds[{i}]", r)
     return duel_id, rules, rounds
+
+
+def _read_round(rules: Ruleset, where: str, r: Mapping[str, Any]) -> None:
+    """What re-adjudicating a round needs is of the right type and readable by its ruleset
+    (else exit 2); the values published are compared later (exit 1)."""
+    withheld = r.get("withheld", [])
+    if not isinstance(withheld, list) or not all(w in WITHHELD_NAMES for w in withheld):
+        raise UnreadableExport(
+            f"{where}.withheld must be a list of {', '.join(WITHHELD_NAMES)}, "
+            f"not {_show(withheld)}"
+        )
+    if r["status"] not in ADJUDICATED:
+        return  # open or cancelled: nothing of it is re-adjudicated
+    state = r.get("state_before")
+    if not isinstance(state, Mapping):
+        raise UnreadableExport(
+            f"{where}.state_before must be an object (the duel state), not {_show(state)}"
+        )
+    with reading(f"{where}.state_before"):
+        rules.state_from_dict(state)
+    choices = r.get("choices")
+    if (
+        not isinstance(choices, Mapping)
+        or not set(choices) <= {"a", "b"}
+        or not all(c is None or isinstance(c, str) for c in choices.values())
+    ):
+        raise UnreadableExport(
+            f'{where}.choices must be {{"a": ..., "b": ...}}, each a choice id or null, '
+            f"not {_show(choices)}"
+        )
+    options = r.get("options")
+    if options is not None and not isinstance(options, Mapping):
+        raise UnreadableExport(f"{where}.options must be an object, not {_show(options)}")
+    with reading(f"{where}.options"):
+        rules.make_options(dict(options or {}))
 
 
 # -- one round -----------------------------------------------------------------------------
@@ -204,6 +273,12 @@ def _seed_and_rolls(
     for k, roll in enumerate(rolls):
         if not isinstance(roll, Mapping):
             roll_problems.append(f"rolls[{k}]: not a roll object")
+            continue
+        unknown = sorted(set(roll) - set(ROLL_FIELDS), key=str)
+        if unknown:  # a roll is exactly what the rules made: nothing can ride along on it
+            roll_problems.append(
+                f"rolls[{k}]: unknown key(s) {_show(unknown)}; a roll has {', '.join(ROLL_FIELDS)}"
+            )
             continue
         label = roll_label(duel_id, check.number, k)
         if roll.get("label") != label:
@@ -261,23 +336,26 @@ def _readjudicate(
 ) -> None:
     choices = r.get("choices")
     options = r.get("options") or {}
-    try:
-        redone = rules.readjudicate_round(
-            {
-                "state_before": r.get("state_before"),
-                "choices": choices if isinstance(choices, Mapping) else {},
-                "options": options,
-                "seed": seed,
-                "duel_id": duel_id,
-                "round_no": check.number,
-            }
-        )
-    except RulesError as exc:
-        check.mismatches.append(
-            f"state_before/choices: the rules refuse to re-adjudicate them: {exc.message}"
-        )
-        return
-    expected = rules.public_result(redone.to_dict())
+    with reading(f"round {check.number}"):  # what the ruleset did not expect: exit 2
+        if _not_canonical(check, rules, r):
+            return
+        try:
+            redone = rules.readjudicate_round(
+                {
+                    "state_before": r.get("state_before"),
+                    "choices": choices if isinstance(choices, Mapping) else {},
+                    "options": options,
+                    "seed": seed,
+                    "duel_id": duel_id,
+                    "round_no": check.number,
+                }
+            )
+        except RulesError as exc:  # the rules refuse these choices in this state: exit 1
+            check.mismatches.append(
+                f"state_before/choices: the rules refuse to re-adjudicate them: {exc.message}"
+            )
+            return
+        expected = rules.public_result(redone.to_dict())
     for key in COMPARED:
         found = first_difference(result.get(key, "(missing)"), expected.get(key), key)
         if found is not None:
@@ -295,6 +373,76 @@ def _readjudicate(
         )
         return
     check.checked.append(f"re-adjudicated: {expected['outcome']}")
+
+
+def _not_canonical(check: RoundCheck, rules: Ruleset, r: Mapping[str, Any]) -> bool:
+    """An export holds each choice as the adjudicator got it, a canonical id: another
+    spelling of it ("ffs") would re-adjudicate the same and hide that the field was
+    changed, so it is a mismatch. True when one was found (or the rules refuse one)."""
+    state = rules.state_from_dict(r["state_before"])
+    for side in ("a", "b"):
+        chosen = r["choices"].get(side)
+        if chosen is None:
+            continue
+        try:
+            canonical = rules.parse_choice(chosen, state, side)
+        except RulesError as exc:
+            check.mismatches.append(
+                f"choices.{side}: the rules refuse {_show(chosen)} here: {exc.message}"
+            )
+            return True
+        if canonical != chosen:
+            check.mismatches.append(
+                f"choices.{side}: published {_show(chosen)}, not a canonical choice id "
+                f"(the rules read it as {_show(canonical)})"
+            )
+            return True
+    return False
+
+
+def _withheld_claims(
+    check: RoundCheck, rules: Ruleset, r: Mapping[str, Any], ended: bool
+) -> list[str]:
+    """The round's ``withheld`` claims its ruleset allows (the rest are mismatches):
+    nothing once the duel has ended, else what ``Ruleset.withholdable`` declares."""
+    claims: list[str] = list(r.get("withheld") or [])
+    state = r["state_before"]
+    allowed: frozenset[str] = frozenset()
+    if not ended:
+        with reading(f"round {check.number}: state_before"):
+            allowed = frozenset(rules.withholdable(state))
+    for name in claims:
+        if name in allowed:
+            continue
+        if name in ("seed", "result"):
+            why = f"a {check.status} round's {name} is always published"
+        elif ended:
+            why = "the duel has ended, and an ended duel's export withholds nothing"
+        elif allowed:
+            why = (
+                f"{rules.title} withholds only {', '.join(sorted(allowed))} of this round "
+                "while the duel runs"
+            )
+        else:
+            why = f"{rules.title} withholds nothing of a {check.status} round"
+        check.mismatches.append(f"withheld: {name} is withheld, but {why}")
+    return [name for name in claims if name in allowed]
+
+
+def _not_present(rules: Ruleset, r: Mapping[str, Any], secret: list[str]) -> list[str]:
+    """What a round lacks for re-adjudication among its (allowed) withheld claims: a
+    claimed choice that is there, or a state with more than its public part, is used."""
+    missing: list[str] = []
+    state, choices = r["state_before"], r["choices"]
+    if "state_before" in secret:
+        with reading("state_before"):
+            if rules.public_state(state) == dict(state):
+                missing.append("state_before (only its public part is shown)")
+    missing += [
+        name for name in ("choices.a", "choices.b")
+        if name in secret and choices.get(name[-1]) is None
+    ]  # fmt: skip
+    return missing
 
 
 def _check_round(
@@ -327,17 +475,22 @@ def _check_round(
     _check_state_chain(check, rules, r, state_expected)
     if check.mismatches:
         return check
-    withheld = [str(w) for w in r.get("withheld") or []]
-    if withheld:
-        if ended:
+    # Re-adjudicated whatever ``withheld`` says when its choices and state are there
+    # (issue 23): a claim the ruleset does not allow is itself a mismatch.
+    secret = _withheld_claims(check, rules, r, ended)
+    refused = list(check.mismatches)
+    check.mismatches.clear()
+    missing = _not_present(rules, r, secret)
+    if missing:
+        check.skipped = f"withheld while the duel runs: {', '.join(missing)}"
+        if r.get("outcome") != result.get("outcome"):
             check.mismatches.append(
-                f"withheld: {', '.join(withheld)} withheld, but the duel has ended and an "
-                "ended duel's export withholds nothing"
+                f"outcome: published {_show(r.get('outcome'))}, its result says "
+                f"{_show(result.get('outcome'))}"
             )
-            return check
-        check.skipped = f"withheld while the duel runs: {', '.join(withheld)}"
-        return check
-    _readjudicate(check, rules, duel_id, r, result, seed)
+    else:
+        _readjudicate(check, rules, duel_id, r, result, seed)
+    check.mismatches += refused  # a forged outcome first, then the claim that hid it
     return check
 
 
@@ -355,9 +508,10 @@ def _check_state_chain(
     previous, state = state_expected
     if not isinstance(state, Mapping):
         return
-    found = first_difference(
-        rules.public_state(before), rules.public_state(state), "state_before"
-    )
+    with reading(f"round {previous}: result.state"):
+        left = rules.public_state(state)
+    with reading(f"round {check.number}: state_before"):
+        found = first_difference(rules.public_state(before), left, "state_before")
     if found is not None:
         where, got, want = found
         check.mismatches.append(
@@ -382,6 +536,17 @@ def verify_duel(data: Any) -> DuelCheck:
             state_expected = (int(r["number"]), r.get("state_before"))
             last_result = None
     check = DuelCheck(duel_id, rules.id, checks)
+    if not ended:
+        # A live duel's rounds cannot have ended it (an undone one could: it is "undone").
+        for r in rounds:
+            result = r.get("result")
+            if r.get("status") == "closed" and isinstance(result, Mapping) and (
+                result.get("ended") is True
+            ):
+                check.duel_mismatches.append(
+                    f"status: published \"live\", but round {r['number']} ended the duel"
+                )
+                break
     if (
         data.get("end_kind") == "result"
         and last_result is not None

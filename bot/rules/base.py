@@ -26,6 +26,9 @@ Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
 #: How the outcome that ended a duel counts for one side on the ladder (records, ratings).
 OutcomeKind = Literal["win", "loss", "draw", "retreat"]
+#: What the export of a running duel may leave out of a closed round, when its ruleset says
+#: so (``Ruleset.withholdable``; docs/export-format.md, "What is public").
+Withholdable = Literal["state_before", "choices.a", "choices.b"]
 
 
 def other_side(side: Side) -> Side:
@@ -484,6 +487,16 @@ class Ruleset(ABC):
         ``state_before``): what ``public_result`` keeps of a result's state. The default
         keeps everything (a ruleset without secrets between rounds)."""
         return dict(state)
+
+    def withholdable(self, state_before: Mapping[str, Any]) -> frozenset[Withholdable]:
+        """What the export of a running duel may withhold of a closed (or undone) round
+        whose published ``state_before`` is given: ``state_before`` when only its public
+        part may be shown, ``choices.a``/``choices.b`` when that side's choice stays secret
+        after the close. `duelbot verify` refuses any other claim (a forged round could
+        otherwise hide behind one); open and cancelled rounds, and ended duels, follow the
+        export's own rules. Default: nothing (every choice is published and the whole
+        state is public)."""
+        return frozenset()
 
     def prompt(self, state: Any, side: Side) -> str | None:
         """What a DM prompt asks of ``side`` in the next round (None: the generic text)."""

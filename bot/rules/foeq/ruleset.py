@@ -14,6 +14,7 @@ from bot.rules.base import (
     Ruleset,
     SheetField,
     Side,
+    Withholdable,
 )
 from bot.rules.dice import DiceSource
 from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
@@ -67,6 +68,7 @@ from bot.rules.foeq.tables import (
     SCHOOLS,
     SCORE_CHOICE,
     SECRET_CHOICE,
+    SECRET_PHASES,
     SETUP,
     SHOT_TWIST,
     SKILL_LABELS,
@@ -83,6 +85,9 @@ from bot.rules.foeq.tables import (
     STYLES,
     WEIRD,
 )
+
+#: The export's name for a side's withheld choice.
+_CHOICE_OF: dict[Side, Withholdable] = {"a": "choices.a", "b": "choices.b"}
 
 # -- the ruleset ---------------------------------------------------------------------------
 
@@ -175,15 +180,25 @@ class FoeqSpellDuel(Ruleset):
             )
             if key in state
         }
-        shown["corners"] = {
-            side: {
-                key: value
-                for key, value in dict(corners.get(side) or {}).items()
-                if key in _PUBLIC_CORNER_KEYS
-            }
-            for side in SIDES
-        }
+        shown["corners"] = {}
+        for side in SIDES:
+            corner = corners.get(side)
+            # (a pasted state may hold anything: `duelbot verify` compares public parts)
+            items = corner.items() if isinstance(corner, Mapping) else ()
+            shown["corners"][side] = {k: v for k, v in items if k in _PUBLIC_CORNER_KEYS}
         return shown
+
+    def withholdable(self, state_before: Mapping[str, Any]) -> frozenset[Withholdable]:
+        """While the duel runs: always the whole state (only ``public_state`` is shown:
+        the true stakes, Styles and slots are chosen at the setup, the private notes go by
+        DM); and the choice of each awaited side in a secret step (the setup, a Style
+        decision), which its result shows as "secret" until the duel ends. The choices of
+        the open steps (the Stare's declarations, the Twist, the Score) are never withheld."""
+        allowed: set[Withholdable] = {"state_before"}
+        phase, awaiting = state_before.get("phase"), state_before.get("awaiting")
+        if isinstance(phase, str) and phase in SECRET_PHASES and isinstance(awaiting, list):
+            allowed |= {_CHOICE_OF[side] for side in SIDES if side in awaiting}
+        return frozenset(allowed)
 
     def prompt(self, state: Any, side: Side) -> str | None:
         return step_prompt(_as_state(state), side)

@@ -13,7 +13,9 @@ from bot.rules.base import (
 )
 from bot.rules.errors import InvalidRoundInput, InvalidStats
 from bot.rules.foeq.sheet import (
+    LEVELS,
     Duellist,
+    _check_int,
 )
 from bot.rules.foeq.tables import (
     MISSING_MOVE_POLICIES,
@@ -59,32 +61,60 @@ class Corner:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Corner:
+    def from_dict(cls, data: Mapping[str, Any], where: str = "corner") -> Corner:
+        # A stored state is trusted no more than a pasted one (`duelbot verify`): every
+        # number is a bounded whole number, so 1e400 or 10**30 Trick dice are refused here
+        # instead of overflowing or rolling for ever in the Shot.
+        if not isinstance(data, Mapping):
+            raise InvalidRoundInput(f"{where} must be an object, not {_shown(data)}.")
+
         def opt(key: str, allowed: Sequence[str]) -> str | None:
             value = data.get(key)
             if value is None:
                 return None
             if value not in allowed:
-                raise InvalidRoundInput(f"{key} {value!r} is not one of {', '.join(allowed)}.")
+                raise InvalidRoundInput(
+                    f"{where}.{key} {_shown(value)} is not one of {', '.join(allowed)}."
+                )
             return str(value)
 
-        def ints(key: str) -> tuple[int, ...]:
-            return tuple(int(v) for v in data.get(key, ()))
+        def whole(key: str, low: int, high: int, default: int | None) -> int | None:
+            value = data.get(key, default)
+            if value is None:
+                return None
+            return _check_int(f"{where}.{key}", value, low, high)
 
-        slot = data.get("slot")
-        initiative = data.get("initiative")
+        def dice(key: str, faces: int, most: int) -> tuple[int, ...]:
+            values = data.get(key, ())
+            if not isinstance(values, list | tuple) or len(values) > most:
+                raise InvalidRoundInput(
+                    f"{where}.{key} must be a list of at most {most} dice, not {_shown(values)}."
+                )
+            return tuple(_check_int(f"{where}.{key}", v, 1, faces) for v in values)
+
         return cls(
             stake=opt("stake", STAKES),
             style=opt("style", STYLES),
-            slot=None if slot is None else int(slot),
-            trick=int(data.get("trick", 0)),
-            fault=int(data.get("fault", 0)),
+            slot=whole("slot", 0, LEVELS, None),
+            trick=whole("trick", 0, DICE_HELD_LIMIT, 0) or 0,
+            fault=whole("fault", 0, DICE_HELD_LIMIT, 0) or 0,
             move=opt("move", STARE_MOVE_IDS),
-            initiative=None if initiative is None else int(initiative),
-            attack=ints("attack"),
-            trick_dice=ints("trick_dice"),
-            fault_dice=ints("fault_dice"),
+            initiative=whole("initiative", -INITIATIVE_LIMIT, INITIATIVE_LIMIT, None),
+            attack=dice("attack", 20, 2),
+            trick_dice=dice("trick_dice", 6, DICE_HELD_LIMIT),
+            fault_dice=dice("fault_dice", 6, DICE_HELD_LIMIT),
         )
+
+
+#: Far above what a duel reaches (three Stare rounds win a few dice; d20 + a modifier), low
+#: enough that a forged state cannot make the Shot roll for ever.
+DICE_HELD_LIMIT = 20
+INITIATIVE_LIMIT = 10_000
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 # -- house rules (docs/rules/foeq-spell-duel.md, "House rules") ---------------------------
@@ -218,12 +248,16 @@ class FoeqState:
             raise InvalidRoundInput("A FoEQ duel state must be an object.")
         try:
             corners = data.get("corners", {})
+            if not isinstance(corners, Mapping):
+                raise InvalidRoundInput(f"corners must be an object, not {_shown(corners)}.")
             phase = data.get("phase", SETUP)
             if phase not in PHASES:
                 raise InvalidRoundInput(f"Unknown FoEQ phase {phase!r}.")
             stake = data.get("public_stake", PRIDE)
             if stake not in STAKES:
                 raise InvalidRoundInput(f"Unknown public stake {stake!r}.")
+            if "a" not in data or "b" not in data:
+                raise InvalidRoundInput("A FoEQ duel state needs duellists a and b.")
             notes: list[tuple[Side, str]] = []
             for item in data.get("notes", ()):
                 side = _side(item[0])
@@ -233,8 +267,8 @@ class FoeqState:
             return cls(
                 a=Duellist.from_dict(data["a"]),
                 b=Duellist.from_dict(data["b"]),
-                corner_a=Corner.from_dict(corners.get("a", {})),
-                corner_b=Corner.from_dict(corners.get("b", {})),
+                corner_a=Corner.from_dict(corners.get("a", {}), "corners.a"),
+                corner_b=Corner.from_dict(corners.get("b", {}), "corners.b"),
                 public_stake=stake,
                 challenger=_side(data.get("challenger")) or "a",
                 phase=phase,
@@ -251,9 +285,10 @@ class FoeqState:
                 consequences=tuple(str(c) for c in data.get("consequences", ())),
                 house_rules=check_house_rules(data.get("house_rules") or {}),
             )
-        except InvalidStats as exc:
+        except (InvalidStats, InvalidRoundInput) as exc:
             raise InvalidRoundInput(f"Malformed FoEQ duel state: {exc.message}") from None
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OverflowError) as exc:
             raise InvalidRoundInput(f"Malformed FoEQ duel state ({exc}).") from None
 
 

@@ -63,6 +63,9 @@ class DuelState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DuelState:
+        # A pasted or exported state may be anything (`duelbot verify`, `adjudicate`).
+        if not isinstance(data, Mapping) or "a" not in data or "b" not in data:
+            raise InvalidRoundInput("A rule 2.14 duel state needs duellists a and b.")
         winner = data.get("winner")
         return cls(
             a=Duellist.from_dict(data["a"]),
