@@ -476,8 +476,8 @@ def test_normalize_params_maps_the_legacy_key_and_types_the_values() -> None:
     agreeing = {"trick_takes": "parry_first", "forfeit": "parry-first"}
     assert BY_THIS_AXE.normalize_params(agreeing) == {"forfeit": "parry-first"}
     assert rule_2_14.RULE_2_14.normalize_params({"locked": "false"}) == {"locked": False}
-    for text, value in (("true", True), ("No", False), (1, True), (0, False), (True, True)):
-        assert rule_2_14.RULE_2_14.normalize_params({"locked": text}) == {"locked": value}
+    for typed, value in (("true", True), ("No", False), (1, True), (0, False), (True, True)):
+        assert rule_2_14.RULE_2_14.normalize_params({"locked": typed}) == {"locked": value}
     assert FOEQ.normalize_params({"public_stake": "FB", "challenger": "B"}) == {
         "public_stake": "first_blood",
         "challenger": "b",
