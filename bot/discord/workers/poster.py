@@ -272,10 +272,14 @@ class Poster(commands.Cog):
         error = f"{type(exc).__name__}: {exc}"[:500]
         try:
             fallback = await self._fallback_channel(post)
+            where = await self.services.outbox.reroute(post.id, error, channel_id=fallback)
+        except asyncio.CancelledError:
+            raise
         except Exception:
-            log.exception("Cannot look up a fallback for outbox post %s", post.id)
-            return False
-        where = await self._mark(self.services.outbox.reroute(post.id, error, channel_id=fallback))
+            # Not re-sent yet (the database, a lookup): tried again later, never given up.
+            log.exception("Cannot re-send outbox post %s elsewhere; retried", post.id)
+            await self._mark(self.services.outbox.mark_failed(post.id, error))
+            return True
         log.warning(
             "Outbox post %s (%s) of duel #%s: its thread or post is gone (%s); re-sent to %s",
             post.id,
