@@ -79,9 +79,13 @@ def duel_document(history: DuelHistory) -> dict[str, Any]:
     """The whole duel as the versioned export document."""
     d = history.duel
     rules = _ruleset(d.ruleset)
+    # The house rules the duel runs: those fixed at its start (older duels: its params,
+    # normalised as read), never defaults guessed over what it was given.
+    recorded = d.options.get("house_rules")
     params = d.options.get("params")
+    given = recorded if isinstance(recorded, Mapping) else params
     house_rules = (
-        dict(rules.house_rules_summary(params if isinstance(params, Mapping) else {}))
+        dict(rules.house_rules_summary(given if isinstance(given, Mapping) else {}))
         if rules is not None
         else {}
     )

@@ -167,13 +167,20 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
             )
         )
     params = options.get("params")
+    recorded = isinstance(options.get("house_rules"), Mapping)
     if isinstance(params, Mapping) and params:
+        # House rules are on their own line when recorded; an older duel's given ones stay
+        # here, so what it was started with is still shown.
         other = {
             k: v
             for k, v in params.items()
-            if str(k).strip().casefold().replace("_", "-") not in house_keys
+            if not recorded or str(k).strip().casefold().replace("_", "-") not in house_keys
         }
-        shown = ", ".join(f"{one_line(k)}={one_line(v)}" for k, v in other.items())
+        # A typed bool reads as typed (true/false), not as Python's True/False.
+        shown = ", ".join(
+            f"{one_line(k)}={one_line(str(v).lower() if isinstance(v, bool) else v)}"
+            for k, v in other.items()
+        )
         if shown:
             lines.append(("Duel settings", shown))
     return lines

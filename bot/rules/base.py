@@ -139,6 +139,40 @@ class PreDuelStep:
     help: str
 
 
+@dataclass(frozen=True, slots=True)
+class DuelParam:
+    """A per-duel setting that is not a house rule (``allot_all``, ``locked``): its key as
+    stored, its declared type and default. ``kind``: ``bool`` (true/false, yes/no, 1/0, as
+    JSON or text) or ``choice`` (one of ``values``; ``aliases`` are (alias, value) pairs)."""
+
+    key: str
+    kind: Literal["bool", "choice"]
+    default: Any
+    help: str
+    values: tuple[str, ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
+
+    def allowed_text(self) -> str:
+        return "true or false" if self.kind == "bool" else ", ".join(self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyParam:
+    """A key older duels were started with, still accepted: ``key`` maps to the house rule or
+    param ``canonical``, each legacy value (``values``: (legacy, canonical) pairs) to its
+    canonical value. Normalisation rewrites it, so nothing downstream ever sees it."""
+
+    key: str
+    canonical: str
+    values: tuple[tuple[str, str], ...]
+
+
+#: Booleans as a commander may type them; anything else is refused (``bool("false")`` is
+#: True, which once started a duel locked while its status said it was not).
+_TRUE = frozenset({"true", "yes", "1", "on"})
+_FALSE = frozenset({"false", "no", "0", "off"})
+
+
 def _house_key(key: object) -> str:
     return str(key).strip().casefold().replace("_", "-")
 
@@ -147,6 +181,33 @@ def _house_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value).strip().casefold().replace("_", "-").replace(" ", "-")
+
+
+def _param_value(param: DuelParam, raw_value: object) -> Any:
+    """``raw_value`` parsed by ``param``'s declared type (InvalidHouseRule when it is not)."""
+    if param.kind == "bool":
+        if isinstance(raw_value, bool):
+            return raw_value
+        if isinstance(raw_value, int) and raw_value in (0, 1):
+            return raw_value == 1
+        text = str(raw_value).strip().casefold() if isinstance(raw_value, str) else None
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise InvalidHouseRule(
+            f"{param.key} must be true or false (true/false, yes/no, 1/0), not {raw_value!r}."
+        )
+    given = _house_value(raw_value) if isinstance(raw_value, str) else None
+    for value in param.values:
+        if given == _house_value(value):
+            return value
+    for alias, value in param.aliases:
+        if given == _house_value(alias):
+            return value
+    raise InvalidHouseRule(
+        f"{param.key} must be one of {param.allowed_text()}, not {raw_value!r}."
+    )
 
 
 class Ruleset(ABC):
@@ -364,6 +425,89 @@ class Ruleset(ABC):
             return f"{key!r} is not a house rule: {self.title} has no house rules."
         listed = "; ".join(f"{r.key} ({r.allowed_text()})" for r in rules)
         return f"{key!r} is not a house rule of {self.title}. House rules: {listed}."
+
+    def duel_params(self) -> tuple[DuelParam, ...]:
+        """The per-duel settings that are not house rules (typed, with defaults)."""
+        return ()
+
+    def legacy_params(self) -> tuple[LegacyParam, ...]:
+        """Keys older duels used, each mapped to a house rule or param (normalised away)."""
+        return ()
+
+    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The one normalisation of a duel's ``params``: every key spelt as declared (house
+        rules and ``duel_params``; case and ``_``/``-`` forgiven), a legacy key mapped to its
+        canonical one, every value parsed by its type (a house rule's allowed value, a bool as
+        a bool). Only the keys given are returned; what is stored, run and shown is this.
+        Idempotent. An unknown key, a bad value, or a legacy key that contradicts its
+        canonical key raises InvalidHouseRule naming what is allowed."""
+        rules = {_house_key(r.key): r for r in self.house_rules()}
+        settings = {_house_key(p.key): p for p in self.duel_params()}
+        legacy = {_house_key(x.key): x for x in self.legacy_params()}
+        out: dict[str, Any] = {}
+        mapped: dict[str, tuple[str, Any]] = {}  # canonical key -> (legacy key, value)
+        for raw_key, raw_value in params.items():
+            key = _house_key(raw_key)
+            if key in legacy:
+                old = legacy[key]
+                value = dict(old.values).get(_house_value(raw_value).replace("-", "_"))
+                if value is None:
+                    allowed = ", ".join(v for v, _ in old.values)
+                    raise InvalidHouseRule(
+                        f"{old.key} (the older name of {old.canonical}) must be one of "
+                        f"{allowed}, not {str(raw_value)!r}."
+                    )
+                mapped[_house_key(old.canonical)] = (old.key, value)
+                continue
+            if key in rules:
+                rule = rules[key]
+                out[rule.key] = self._house_rule_value(rule, raw_value)
+            elif key in settings:
+                out[settings[key].key] = _param_value(settings[key], raw_value)
+            else:
+                raise InvalidHouseRule(self._unknown_param(str(raw_key)))
+        for key, (old_key, value) in mapped.items():
+            name = rules[key].key if key in rules else settings[key].key
+            canonical = (
+                self._house_rule_value(rules[key], value)
+                if key in rules
+                else _param_value(settings[key], value)
+            )
+            if name in out and out[name] != canonical:
+                raise InvalidHouseRule(
+                    f"{old_key} and {name} disagree ({old_key} means {name}={canonical}, but "
+                    f"{name}={out[name]} was given): give {name} alone."
+                )
+            out[name] = canonical
+        return out
+
+    @staticmethod
+    def _house_rule_value(rule: HouseRule, raw_value: object) -> str:
+        value = _house_value(raw_value)
+        if value not in rule.values:
+            raise InvalidHouseRule(
+                f"{rule.key} must be one of {rule.allowed_text()}, not {str(raw_value)!r}."
+            )
+        return value
+
+    def _unknown_param(self, key: str) -> str:
+        listed = [f"{p.key} ({p.allowed_text()})" for p in self.duel_params()]
+        listed += [f"{r.key} ({r.allowed_text()})" for r in self.house_rules()]
+        listed += [f"{x.key} (older name of {x.canonical})" for x in self.legacy_params()]
+        none = "" if self.house_rules() else f" {self.title} has no house rules."
+        if not listed:
+            return f"{key!r} is not a {self.title} duel setting: it takes none.{none}"
+        allowed = "; ".join(listed)
+        return f"{key!r} is not a {self.title} duel setting.{none} Allowed: {allowed}."
+
+    def stored_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``normalize_params`` of params read back from storage: a duel started before the
+        normalisation (a legacy key, ``"false"`` as text) reads as it runs now; params that
+        no longer validate are returned as stored rather than lost."""
+        try:
+            return self.normalize_params(params)
+        except InvalidHouseRule:
+            return dict(params)
 
     def house_rules_summary(self, values: Mapping[str, Any]) -> list[tuple[str, str]]:
         """(key, value) pairs of every house rule in force (defaults filled), for the duel

@@ -42,6 +42,21 @@ RULE_SETTINGS = ("change_of_choice", "missing_move", "locked_blocks_retreat")
 ADJUDICATION_OPTIONS = ("missing_move", "locked_blocks_retreat")
 
 
+def stored_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A duel's ``options`` as read back: its ``params`` through the ruleset's one
+    normalisation, so a duel stored before it (a legacy key, ``"false"`` as text) shows what
+    it runs. Nothing stored is rewritten; an unknown ruleset's options are returned as is."""
+    out = dict(options or {})
+    params = out.get("params")
+    if isinstance(params, Mapping):
+        try:
+            rules = get_ruleset(ruleset_id)
+        except RulesError:
+            return out
+        out["params"] = rules.stored_params(params)
+    return out
+
+
 def duel_view(
     duel: Duel, open_round: Round | None = None, submitted: set[str] | None = None
 ) -> DuelView:
@@ -81,7 +96,7 @@ def duel_view(
         rounds_played=duel.rounds_played,
         created_at=duel.created_at,
         open_round=round_view,
-        options=dict(duel.options or {}),
+        options=stored_options(duel.ruleset, duel.options),
         end_kind=duel.end_kind,
     )
 

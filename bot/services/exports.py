@@ -41,7 +41,8 @@ def adjudication_options(rules: Ruleset, in_force: Mapping[str, Any]) -> dict[st
     options = {key: in_force[key] for key in ADJUDICATION_OPTIONS if key in in_force}
     params = in_force.get("params")
     if isinstance(params, Mapping):
-        options.update(rules.explicit_house_rules(params))
+        # Normalised as read: a legacy key counts as the house rule it stands for.
+        options.update(rules.explicit_house_rules(rules.stored_params(params)))
     return options
 
 

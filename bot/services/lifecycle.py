@@ -39,9 +39,9 @@ END_REFUSAL = ("end it", "Another commander can end it.")
 
 
 def house_rules_in_force(rules: Ruleset, params: Mapping[str, Any], state: Any) -> dict[str, str]:
-    """The house rules a duel starts with: those ``params`` name, validated (InvalidInput
-    naming the key and the allowed values), what the new state recorded (a legacy param
-    such as ``trick_takes`` may set one), defaults for the rest."""
+    """The house rules a duel starts with: those ``params`` (already normalised: a legacy
+    key is its house rule) name, validated (InvalidInput naming the key and the allowed
+    values), what the new state recorded, defaults for the rest."""
     try:
         explicit = rules.explicit_house_rules(params)
         recorded = state.to_dict().get("house_rules")
@@ -86,12 +86,14 @@ async def create_duel(
         fighters[side] = Fighter(clean_name(member.name), sheet)
     settings = await load_settings_row(session, guild_id, defaults)
     try:
-        # House-rule values first: their error names the key and its allowed values.
-        rules.explicit_house_rules(dict(params or {}))
-        state = rules.initial_state(fighters["a"], fighters["b"], dict(params or {}))
+        # The one normalisation: canonical keys, typed values, legacy keys mapped. What is
+        # stored, what runs and what every card, status and export shows is this.
+        canonical = rules.normalize_params(dict(params or {}))
+        state = rules.initial_state(fighters["a"], fighters["b"], canonical)
     except RulesError as exc:
         raise InvalidInput(exc.message, ruleset=rules.id) from None
-    house = house_rules_in_force(rules, dict(params or {}), state)
+    house = house_rules_in_force(rules, canonical, state)
+    started = state.to_dict()
     duel = Duel(
         guild_id=guild_id,
         channel_id=channel_id,
@@ -99,15 +101,16 @@ async def create_duel(
         ruleset=rules.id,
         a_user_id=a.user_id,
         b_user_id=b.user_id,
-        state=state.to_dict(),
+        state=started,
         options={
             **{key: getattr(settings, key) for key in RULE_SETTINGS},
-            **({"params": _json_safe(params)} if params else {}),
+            **({"params": _json_safe(canonical)} if canonical else {}),
             # Every house rule in force (given or default), passed at each close.
             **({"house_rules": house} if house else {}),
         },
         status="live",
-        locked=False,
+        # A duel may start locked (a per-duel param): /duel status reads this column.
+        locked=bool(started.get("locked", False)),
         rounds_played=0,
         created_by=actor_id,
         created_at=utcnow(),

@@ -17,13 +17,17 @@ from sqlalchemy import or_, select
 
 from bot.db import queries
 from bot.db.engine import Database, OutboxListener
-from bot.db.models import ChannelWebhook, OutboxPost, utcnow
+from bot.db.models import ChannelWebhook, Duel, OutboxPost, utcnow
 from bot.services.duel_support import enqueue
 from bot.services.messages import DirectMessage, DmClosed, MessageFormatError, parse_message
 from bot.services.unit import transaction
 from bot.services.views import OutboxItem, WebhookView
 
 MAX_ATTEMPTS = 12
+#: Dedupe-key suffixes of a post re-sent because its duel's thread or forum post is gone:
+#: to the channel the duel was started from, or to the commander's DM.
+REROUTED_CHANNEL = "~home-gone:channel"
+REROUTED_DM = "~home-gone:dm"
 MAX_BACKOFF = timedelta(minutes=10)
 
 
@@ -203,6 +207,77 @@ class OutboxService:
                 duel_id=row.duel_id,
                 details={"user_id": row.target_id, "post": row.dedupe_key},
             )
+
+    async def reroute(self, post_id: int, error: str, *, channel_id: int | None) -> str | None:
+        """A duel's post whose home (its thread or forum post) is gone for good (Discord's 404
+        10003/10008): give it up there and queue the same post where the commander sees it:
+        ``channel_id`` (the channel the duel was started from, when the poster found one that
+        takes messages) or else the commander's DM. The duel's audit says where it went and
+        why. Returns where ("channel" or "dm"), None when there was nothing to do."""
+        async with transaction(self._db) as session:
+            row = await session.get(OutboxPost, post_id, with_for_update=True)
+            if row is None or row.status != "pending":
+                return None
+            duel = await session.get(Duel, row.duel_id) if row.duel_id is not None else None
+            commander = row.on_behalf_of or (duel.created_by if duel is not None else None)
+            # A post already re-sent to a channel that is gone too goes to the DM: no loop.
+            tried_channel = row.dedupe_key.endswith(REROUTED_CHANNEL)
+            target: tuple[str, int, str] | None = None
+            if channel_id is not None and channel_id != row.target_id and not tried_channel:
+                target = ("channel", channel_id, REROUTED_CHANNEL)
+            elif commander is not None and row.target == "channel":
+                target = ("user", commander, REROUTED_DM)
+            row.claimed_by = None
+            row.claimed_until = None
+            row.status = "failed"
+            details: dict[str, object] = {
+                "post": row.dedupe_key,
+                "kind": row.kind,
+                "gone": row.target_id,
+                "reason": error[:200],
+            }
+            if target is None:
+                row.last_error = f"{error} (the duel's home is gone; no fallback)"[:500]
+                queries.audit(
+                    session,
+                    guild_id=row.guild_id,
+                    actor_id=None,
+                    action="post.undeliverable",
+                    duel_id=row.duel_id,
+                    details=details,
+                )
+                return None
+            kind, target_id, suffix = target
+            base = row.dedupe_key.removesuffix(REROUTED_CHANNEL)
+            key = (base[: 120 - len(suffix)]) + suffix
+            row.last_error = f"{error} (the duel's home is gone; re-sent as {key})"[:500]
+            exists = await session.scalar(select(OutboxPost.id).where(OutboxPost.dedupe_key == key))
+            if exists is None:
+                session.add(
+                    OutboxPost(
+                        status="pending",
+                        attempts=0,
+                        next_attempt_at=utcnow(),
+                        kind=row.kind,
+                        payload=dict(row.payload),
+                        dedupe_key=key,
+                        guild_id=row.guild_id,
+                        duel_id=row.duel_id,
+                        target=kind,
+                        target_id=target_id,
+                        on_behalf_of=row.on_behalf_of,
+                    )
+                )
+            where = "channel" if kind == "channel" else "dm"
+            queries.audit(
+                session,
+                guild_id=row.guild_id,
+                actor_id=None,
+                action="post.rerouted",
+                duel_id=row.duel_id,
+                details={**details, "to": where, "to_id": target_id, "fallback_post": key},
+            )
+            return where
 
     async def pending_count(self) -> int:
         async with transaction(self._db) as session:

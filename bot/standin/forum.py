@@ -153,7 +153,10 @@ def check_webhook_target(
         )
     if thread_id:
         thread = fake.channels.get(int(thread_id))
-        if thread is None or thread.parent_id != hook_channel.id:
+        if thread is None:
+            # Discord's answer for a thread (a forum post) that does not exist or was deleted.
+            raise ApiError(404, 10003, "Unknown Channel")
+        if thread.parent_id != hook_channel.id:
             raise ApiError(400, 50035, "Invalid Form Body")
 
 

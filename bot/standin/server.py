@@ -485,6 +485,33 @@ class FakeDiscord:
             owner_id or self.owner.id,
         )
 
+    def delete_channel(self, channel_id: int, *, notify: bool = True) -> FakeChannel:
+        """Delete a channel or thread (a forum post is a thread) as a moderator would: it and
+        its threads are gone, with their messages; the bot gets THREAD_DELETE or
+        CHANNEL_DELETE (``notify=False``: it does not, as a process that does not hold the
+        server's shard). Later requests naming it get Discord's 404 10003 Unknown Channel (a
+        webhook execute with its ``thread_id`` too)."""
+        ch = self._channel(channel_id)
+        for child in [c for c in self.channels.values() if c.parent_id == ch.id and c.is_thread]:
+            self.delete_channel(child.id, notify=notify)
+        del self.channels[ch.id]
+        if ch.guild_id is not None and ch.id in self.guilds[ch.guild_id].channel_ids:
+            self.guilds[ch.guild_id].channel_ids.remove(ch.id)
+        for msg in self.messages.values():
+            if msg.channel_id == ch.id:
+                msg.deleted = True
+        if not notify:
+            return ch
+        if ch.is_thread:
+            gone: JSON = {"id": str(ch.id), "type": ch.type, "parent_id": str(ch.parent_id)}
+            if ch.guild_id is not None:
+                gone["guild_id"] = str(ch.guild_id)
+            self._emit_guild_event("THREAD_DELETE", lambda: gone, ch.guild_id)
+        else:
+            data = P.channel(self, ch)
+            self._emit_guild_event("CHANNEL_DELETE", lambda: data, ch.guild_id)
+        return ch
+
     def dm_channel(self, user_id: int) -> FakeChannel:
         """The DM channel between the bot and ``user_id`` (created if needed)."""
         cid = self.dm_channel_ids.get(user_id)
@@ -1514,6 +1541,13 @@ class FakeDiscord:
         @r("GET", "/channels/{channel_id}")
         async def get_channel(ctx: Ctx) -> Any:
             return P.channel(self, self._channel(ctx.int_param("channel_id")))
+
+        @r("DELETE", "/channels/{channel_id}")
+        async def delete_channel(ctx: Ctx) -> Any:
+            ch = self._channel(ctx.int_param("channel_id"))
+            data = P.channel(self, ch)
+            self.delete_channel(ch.id)
+            return data
 
         @r("PATCH", "/channels/{channel_id}")
         async def edit_channel(ctx: Ctx) -> Any:

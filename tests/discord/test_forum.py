@@ -316,3 +316,133 @@ def test_tags_follow_the_duel_and_keep_the_others() -> None:
     assert tags_for(only_open, [opened], ended=True) is None
     only_open.flags.require_tag = False
     assert ids(tags_for(only_open, [opened], ended=True)) == []
+
+
+# ---------------------------------------------------------------------------------------
+# issue 23 item 9: a duel whose thread or forum post was deleted
+# ---------------------------------------------------------------------------------------
+
+
+async def test_the_stand_in_answers_a_deleted_thread_with_discords_codes(
+    fake_discord: FakeDiscord,
+) -> None:
+    fake = fake_discord
+    guild = fake.add_guild("Forums")
+    forum = fake.add_forum_channel(guild.id, "duels", tags=["open"])
+    hook = fake.add_webhook(forum.id)
+    first = {"name": "Duel #1", "message": {"content": "c"}}
+    status, thread = await _rest(fake, "POST", f"/channels/{forum.id}/threads", first)
+    assert status in (200, 201), thread
+    status, _ = await _rest(fake, "DELETE", f"/channels/{thread['id']}")
+    assert status == 200
+    status, error = await _rest(fake, "GET", f"/channels/{thread['id']}")
+    assert (status, error["code"]) == (404, 10003)
+    sent = {"content": "x"}
+    status, error = await _rest(fake, "POST", f"/channels/{thread['id']}/messages", sent)
+    assert (status, error["code"]) == (404, 10003)
+    status, error = await _rest(
+        fake, "POST", f"/webhooks/{hook.id}/{hook.token}?wait=true&thread_id={thread['id']}",
+        {"content": "x"},
+    )
+    assert (status, error["code"]) == (404, 10003)
+    status, error = await _rest(fake, "GET", f"/channels/{thread['id']}/messages/{thread['id']}")
+    assert (status, error["code"]) == (404, 10003)
+    assert fake.messages_in(int(thread["id"])) == []
+
+
+async def _audit(database: Database, duel_id: int, action: str) -> list[dict[str, Any]]:
+    from sqlalchemy import select
+
+    from bot.db.models import AuditEntry
+
+    async with database.transaction() as s:
+        rows = (
+            await s.execute(
+                select(AuditEntry).where(AuditEntry.duel_id == duel_id, AuditEntry.action == action)
+            )
+        ).scalars()
+        return [dict(r.details) for r in rows]
+
+
+async def _play_round_one(w: Any, fake: FakeDiscord, duel_id: int) -> None:
+    await fake.wait_for_dms(w.ann.id, 1, timeout=15)
+    await fake.send_dm(w.ann.id, "evade")
+    await fake.wait_for_dms(w.ann.id, 2, timeout=15)
+    await fake.wait_for_dms(w.bob.id, 1, timeout=15)
+    await fake.send_dm(w.bob.id, "FFS")
+    await fake.wait_for_dms(w.bob.id, 2, timeout=15)
+
+
+async def test_a_deleted_forum_post_sends_the_result_to_the_commander(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """The duel's forum post is deleted mid-duel: the round's result, refused there with 404
+    10003, is not lost: it reaches the commander by DM (the duel's channel is the forum, which
+    takes no messages), saying why, and the duel's audit records where it went and why."""
+    fake = fake_discord
+    people = populate(fake)
+    forum = fake.add_forum_channel(people["guild"].id, "duels", tags=["open", "ended"])
+    async with running_world(fake, database, people) as w:
+        await w.slash(w.commander, "config", "duel-forum", channel=forum.id)
+        await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
+        await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+        duel_id = _duel_id(await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id))
+        await w.slash(w.commander, "round", "open", duel=duel_id)
+        (post,) = await _post_of(fake, forum.id)
+        await fake.wait_for_messages(post.id, 2, timeout=15)
+        await _play_round_one(w, fake, duel_id)
+
+        fake.delete_channel(post.id)  # a moderator deletes the duel's post
+        dms_before = len(fake.dms_to(w.commander.id))
+        closed = await w.slash(w.commander, "round", "close", duel=duel_id)
+        assert "closed" in closed.content, closed.content
+
+        dms = await fake.wait_for_dms(w.commander.id, dms_before + 1, timeout=15)
+        result = all_text(dms[-1])
+        assert "Evade" in result and "Full Frontal Strike" in result, result
+        assert f"duel #{duel_id} is gone" in result, result
+        audit = await _audit(database, duel_id, "post.rerouted")
+        assert len(audit) == 1, audit
+        assert audit[0]["to"] == "dm" and audit[0]["to_id"] == w.commander.id, audit
+        assert audit[0]["kind"] == "round_result" and "10003" in audit[0]["reason"], audit
+        # Nothing went to the forum itself or to the channel it was started from.
+        assert fake.requests_to("POST", f"/channels/{forum.id}/messages") == []
+        assert fake.messages_in(w.channel_id) == []
+        fake.check()
+
+
+@pytest.mark.parametrize("bot_told", [True, False], ids=["thread-delete-seen", "unseen"])
+async def test_a_deleted_duel_thread_sends_the_result_to_the_duels_channel(
+    fake_discord: FakeDiscord, database: Database, bot_told: bool
+) -> None:
+    """thread_per_duel: the duel's thread is deleted; the result goes to the channel the duel
+    was started from (through its webhook, on behalf of the commander), says why, and the
+    audit records it. Unseen: the bot still has the thread cached (no THREAD_DELETE, as a
+    process without the server's shard) and the webhook's 10003 is what tells it."""
+    fake = fake_discord
+    people = populate(fake)
+    async with running_world(fake, database, people, thread_per_duel=True) as w:
+        await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
+        await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+        duel_id = _duel_id(await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id))
+        for _ in range(300):
+            duel = await w.services.duels.get_duel(duel_id)
+            if duel.thread_id is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert duel.thread_id is not None and duel.channel_id == w.channel_id
+        await w.slash(w.commander, "round", "open", duel=duel_id)
+        await fake.wait_for_messages(duel.thread_id, 1, timeout=15)
+        await _play_round_one(w, fake, duel_id)
+
+        fake.delete_channel(duel.thread_id, notify=bot_told)
+        await w.slash(w.commander, "round", "close", duel=duel_id)
+        posts = await fake.wait_for_messages(w.channel_id, 2, timeout=15)  # card, result
+        result = all_text(posts[-1])
+        assert "Evade" in result and "Full Frontal Strike" in result, result
+        assert f"duel #{duel_id} is gone" in result, result
+        audit = await _audit(database, duel_id, "post.rerouted")
+        assert [(a["to"], a["to_id"]) for a in audit] == [("channel", w.channel_id)], audit
+        assert posts[-1].webhook_id is not None  # on behalf of the commander, as before
+        assert fake.dms_to(w.commander.id) == []
+        fake.check()

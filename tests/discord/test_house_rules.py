@@ -245,3 +245,114 @@ async def test_by_this_axe_victim_chooses_the_forfeited_dice_by_dm(
         assert "chosen by" in log and "forfeits 2 attack and 0 parry dice" in log, log
         assert step.result["outcome"] != "forfeit_choice"
         assert history.rounds[-2].outcome == "forfeit_choice"
+
+
+# -- issue 23 item 8: the rules shown are the rules that run ----------------------------
+
+
+async def status_text(w: World, duel_id: int) -> str:
+    return all_text(await w.slash(w.commander, "duel", "status", duel=duel_id))
+
+
+def assert_forfeit_shown(files: dict[str, str], status: str, forfeit: str) -> None:
+    """Every place that shows a duel's rules names ``forfeit`` and no other reading."""
+    doc = json.loads(files["json"])
+    assert doc["house_rules"]["forfeit"] == forfeit, doc["house_rules"]
+    assert doc["options"]["params"]["forfeit"] == forfeit, doc["options"]
+    if "house_rules" in doc["options"]:  # an older duel has none recorded
+        assert doc["options"]["house_rules"]["forfeit"] == forfeit, doc["options"]
+    for where, text in (("markdown", files["markdown"]), ("status", status)):
+        assert f"forfeit={forfeit}" in text, (where, text)
+        for other in ("victim-chooses", "parry-first", "attack-first"):
+            if other != forfeit:
+                assert other not in text, (where, other, text)
+
+
+async def test_legacy_trick_takes_is_the_forfeit_shown_everywhere(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """`params:trick_takes=attack_first` (a legacy key, still accepted) runs
+    forfeit=attack-first: it is stored as that house rule, and the card, /duel status and the
+    JSON and Markdown exports say so (the JSON export said victim-chooses)."""
+    fake = fake_discord
+    async with running_world(fake, database) as w:
+        await bta_sheets(w)
+        duel_id = duel_number(await start(w, BTA, "trick_takes=attack_first"))
+        row = await duel_row(database, duel_id)
+        assert row.state["house_rules"]["forfeit"] == "attack-first"  # what runs
+        files = await exports(w, duel_id)
+        assert_forfeit_shown(files, await status_text(w, duel_id), "attack-first")
+        card = all_text((await fake.wait_for_messages(w.channel_id, 1, timeout=15))[0])
+        assert "forfeit=attack-first" in card and "trick_takes" not in card, card
+        assert "trick_takes" not in files["json"] + files["markdown"]
+        assert row.options["params"] == {"forfeit": "attack-first"}  # stored canonical
+        assert row.options["house_rules"]["forfeit"] == "attack-first"
+
+
+async def test_a_duel_stored_with_the_legacy_key_reads_as_it_runs(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """A duel stored before the normalisation (params `trick_takes`, no house rules
+    recorded) is normalised as it is read: its exports and status name forfeit=attack-first,
+    and the row itself is not rewritten."""
+    fake = fake_discord
+    async with running_world(fake, database) as w:
+        await bta_sheets(w)
+        duel_id = duel_number(await start(w, BTA, "forfeit=attack-first"))
+        async with database.transaction() as s:
+            duel = (await s.execute(select(Duel).where(Duel.id == duel_id))).scalar_one()
+            legacy = {k: v for k, v in duel.options.items() if k != "house_rules"}
+            duel.options = {**legacy, "params": {"trick_takes": "attack_first"}}
+        files = await exports(w, duel_id)
+        assert_forfeit_shown(files, await status_text(w, duel_id), "attack-first")
+        row = await duel_row(database, duel_id)
+        assert row.options["params"] == {"trick_takes": "attack_first"}  # nothing rewritten
+
+
+async def test_a_legacy_key_that_contradicts_its_house_rule_is_refused(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    fake = fake_discord
+    async with running_world(fake, database) as w:
+        await bta_sheets(w)
+        reply = await start(w, BTA, "trick_takes=attack_first forfeit=parry-first")
+        assert "Duel #" not in reply.content, reply.content
+        assert "trick_takes" in reply.content and "give forfeit alone" in reply.content
+        reply = await start(w, BTA, "trick_takes=sideways")
+        assert "parry_first, attack_first" in reply.content, reply.content
+        assert await duel_count(database) == 0
+
+
+async def test_locked_is_parsed_as_a_boolean(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """`{"locked": "false"}` started a duel locked (bool("false")) while /duel status showed
+    no lock. Now a bool is parsed by its type: "false" is false, "true"/"yes"/1 true, and the
+    status and the export say what runs; anything else is refused naming true/false."""
+    fake = fake_discord
+    async with running_world(fake, database) as w:
+        for member, (s, a) in ((w.ann, (5, 3)), (w.bob, (4, 2))):
+            await w.slash(w.commander, "stats", "set", member=member.id, str=s, agi=a)
+        for params, locked in (
+            ('{"locked": "false"}', False),
+            ('{"locked": "no"}', False),
+            ('{"locked": false}', False),
+            ('{"locked": "true"}', True),
+            ("locked=yes", True),
+            ('{"locked": 1}', True),
+        ):
+            duel_id = duel_number(await start(w, "rule-2.14", params))
+            row = await duel_row(database, duel_id)
+            assert row.state["locked"] is locked, (params, row.state)  # what runs
+            assert row.locked is locked, params
+            assert row.options["params"] == {"locked": locked}, params
+            status = await status_text(w, duel_id)
+            assert ("locked in combat" in status) is locked, (params, status)
+            doc = json.loads((await exports(w, duel_id))["json"])
+            assert doc["locked"] is locked, params
+        before = await duel_count(database)
+        for params in ('{"locked": "maybe"}', '{"locked": 2}', "locked=nope"):
+            reply = await start(w, "rule-2.14", params)
+            assert "Duel #" not in reply.content, (params, reply.content)
+            assert "locked must be true or false" in reply.content, reply.content
+        assert await duel_count(database) == before

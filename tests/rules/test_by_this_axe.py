@@ -35,7 +35,7 @@ from bot.rules.by_this_axe import (
     unsaved_hits_distribution,
 )
 from bot.rules.dice import FairDice, RandomDice, ScriptedDice
-from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats
+from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats, RulesError
 from tests.rules.by_this_axe_reference import reference_joint, reference_outcomes
 
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -166,10 +166,11 @@ def test_initial_state_and_round_trip() -> None:
 
 
 @pytest.mark.parametrize(
-    "params", [{"allot_all": "yes"}, {"trick_takes": "random"}]
+    "params", [{"allot_all": "maybe"}, {"allot_all": 2}, {"trick_takes": "random"}]
 )
 def test_bad_params(params: dict[str, Any]) -> None:
-    with pytest.raises(InvalidRoundInput):
+    # A bool is parsed by its type (true/false/yes/no/1/0): anything else is refused.
+    with pytest.raises(RulesError):
         R.initial_state(fighter("A"), fighter("B"), params)
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bot.rules.base import SIDES, Fighter, RoundResult, Side, get_ruleset
 from bot.rules.dice import FairDice, RandomDice, ScriptedDice
-from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats
+from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput, InvalidStats
 from bot.rules.foeq import (
     FOEQ,
     RULESET_ID,
@@ -175,9 +175,10 @@ def test_params_public_stake_and_challenger() -> None:
     )
     assert (state.public_stake, state.challenger) == ("first_blood", "b")
     assert start().public_stake == "pride"
-    with pytest.raises(InvalidRoundInput):
+    # Refused by the one normalisation (normalize_params), naming the allowed values.
+    with pytest.raises(InvalidHouseRule, match="pride, first_blood, death"):
         FOEQ.initial_state(Fighter("A", sheet()), Fighter("B", sheet()), {"public_stake": "x"})
-    with pytest.raises(InvalidRoundInput):
+    with pytest.raises(InvalidHouseRule, match="a, b"):
         FOEQ.initial_state(Fighter("A", sheet()), Fighter("B", sheet()), {"challenger": "c"})
 
 

@@ -460,3 +460,59 @@ def test_the_house_rules_are_public_while_a_foeq_duel_runs() -> None:
     public = FOEQ.public_result(result.to_dict())
     assert public["state"]["house_rules"]["shot-tie"] == "public-stakes"
     assert "stake" not in public["state"]["corners"]["a"]
+
+
+# -- one normalisation of a duel's params (issue 23 item 8) -------------------------------
+
+
+def test_normalize_params_maps_the_legacy_key_and_types_the_values() -> None:
+    bta = BY_THIS_AXE.normalize_params(
+        {"Trick_Takes": "attack_first", "allot-all": "yes", "FLIGHT": "After_Blows"}
+    )
+    assert bta == {"allot_all": True, "flight": "after-blows", "forfeit": "attack-first"}
+    assert BY_THIS_AXE.normalize_params(bta) == bta  # idempotent: what is stored re-reads
+    state = BY_THIS_AXE.initial_state(fighter("A"), fighter("B"), {"trick_takes": "attack_first"})
+    assert state.forfeit == "attack-first"  # what runs is what normalize_params says
+    agreeing = {"trick_takes": "parry_first", "forfeit": "parry-first"}
+    assert BY_THIS_AXE.normalize_params(agreeing) == {"forfeit": "parry-first"}
+    assert rule_2_14.RULE_2_14.normalize_params({"locked": "false"}) == {"locked": False}
+    for typed, value in (("true", True), ("No", False), (1, True), (0, False), (True, True)):
+        assert rule_2_14.RULE_2_14.normalize_params({"locked": typed}) == {"locked": value}
+    assert FOEQ.normalize_params({"public_stake": "FB", "challenger": "B"}) == {
+        "public_stake": "first_blood",
+        "challenger": "b",
+    }
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "params", "needles"),
+    [
+        (rule_2_14.RULE_2_14, {"locked": "maybe"}, ("locked", "true or false", "yes/no")),
+        (rule_2_14.RULE_2_14, {"locked": 2}, ("locked", "true or false")),
+        (rule_2_14.RULE_2_14, {"locked": None}, ("locked", "true or false")),
+        (BY_THIS_AXE, {"allot_all": "sometimes"}, ("allot_all", "true or false")),
+        (BY_THIS_AXE, {"trick_takes": "random"}, ("trick_takes", "parry_first, attack_first")),
+        (
+            BY_THIS_AXE,
+            {"trick_takes": "attack_first", "forfeit": "victim-chooses"},
+            ("disagree", "give forfeit alone"),
+        ),
+        (BY_THIS_AXE, {"tricks": "x"}, ("allot_all", "flight", "forfeit", "trick_takes")),
+        (FOEQ, {"challenger": "c"}, ("challenger", "a, b")),
+    ],
+)
+def test_normalize_params_refuses_naming_what_is_allowed(
+    ruleset: Ruleset, params: dict[str, Any], needles: tuple[str, ...]
+) -> None:
+    with pytest.raises(InvalidHouseRule) as err:
+        ruleset.normalize_params(params)
+    for needle in needles:
+        assert needle in err.value.message, (needle, err.value.message)
+
+
+def test_stored_params_read_old_rows_as_they_run_and_keep_what_no_longer_validates() -> None:
+    assert BY_THIS_AXE.stored_params({"trick_takes": "attack_first"}) == {
+        "forfeit": "attack-first"
+    }
+    assert rule_2_14.RULE_2_14.stored_params({"locked": "false"}) == {"locked": False}
+    assert BY_THIS_AXE.stored_params({"gone": 1}) == {"gone": 1}  # never lost

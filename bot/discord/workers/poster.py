@@ -60,6 +60,7 @@ from bot.services.messages import (
     Reminder,
     RoundPrompt,
 )
+from bot.services.outbox import REROUTED_CHANNEL, REROUTED_DM
 from bot.services.views import OutboxItem
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,12 @@ HISTORY_LIMIT = 50
 NAME_TTL = 300.0  # seconds a commander's display name and avatar are reused
 FALLBACK_NAME = "DDA Commander"
 THREAD_ALREADY_EXISTS = 160004
+#: Discord's 404 codes for a channel post whose thread or forum post was deleted: Unknown
+#: Channel, Unknown Message. Retrying never helps; the post goes where the commander sees it.
+HOME_GONE = (10003, 10008)
+HOME_GONE_NOTE = (
+    "The thread or forum post of duel #{duel_id} is gone, so this is posted here instead."
+)
 
 Outcome = Literal["retry", "permanent", "dm_closed"]
 Channel = discord.abc.Messageable
@@ -97,6 +104,24 @@ def classify(exc: BaseException, post: OutboxItem) -> Outcome:
     if isinstance(exc, MessageFormatError):
         return "permanent"  # a payload this version cannot read (logged as an error)
     return "retry"  # timeouts, connection errors, rate limits, the database, anything else
+
+
+def home_gone(exc: BaseException, post: OutboxItem) -> bool:
+    """A duel's channel post refused because its thread or forum post no longer exists."""
+    return (
+        post.target == "channel"
+        and post.duel_id is not None
+        and isinstance(exc, discord.NotFound)
+        and exc.code in HOME_GONE
+    )
+
+
+def with_home_gone_note(content: str | None, post: OutboxItem) -> str | None:
+    """A re-sent post says why it is here (its dedupe key carries the reroute suffix)."""
+    if post.duel_id is None or not post.dedupe_key.endswith((REROUTED_CHANNEL, REROUTED_DM)):
+        return content
+    note = HOME_GONE_NOTE.format(duel_id=post.duel_id)
+    return note if not content else f"{note}\n{content}"
 
 
 def carries(message: discord.Message, post: OutboxItem) -> bool:
@@ -207,6 +232,8 @@ class Poster(commands.Cog):
             return None
 
     async def _failed(self, post: OutboxItem, exc: BaseException) -> None:
+        if home_gone(exc, post) and await self._reroute(post, exc):
+            return
         outcome = classify(exc, post)
         error = f"{type(exc).__name__}: {exc}"[:500]
         if outcome == "dm_closed":
@@ -237,6 +264,48 @@ class Poster(commands.Cog):
             log.warning(
                 "Outbox post %s (%s) gave up after %s attempts", post.id, post.kind, post.attempts
             )
+
+    async def _reroute(self, post: OutboxItem, exc: BaseException) -> bool:
+        """The duel's thread or forum post is gone: the post is queued again in the channel
+        the duel was started from (when it is a channel that takes messages) or the
+        commander's DM, and the duel's audit says so. False: not done (retried as usual)."""
+        error = f"{type(exc).__name__}: {exc}"[:500]
+        try:
+            fallback = await self._fallback_channel(post)
+            where = await self.services.outbox.reroute(post.id, error, channel_id=fallback)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # Not re-sent yet (the database, a lookup): tried again later, never given up.
+            log.exception("Cannot re-send outbox post %s elsewhere; retried", post.id)
+            await self._mark(self.services.outbox.mark_failed(post.id, error))
+            return True
+        log.warning(
+            "Outbox post %s (%s) of duel #%s: its thread or post is gone (%s); re-sent to %s",
+            post.id,
+            post.kind,
+            post.duel_id,
+            error,
+            where or "nowhere",
+        )
+        return where is not None
+
+    async def _fallback_channel(self, post: OutboxItem) -> int | None:
+        """The duel's own channel when it takes messages and is not what failed: a text
+        channel the duel was started from (a forum takes no messages; a thread may be the
+        very thing that is gone)."""
+        if post.duel_id is None:
+            return None
+        duel = await self.services.duels.get_duel(post.duel_id)
+        if duel.channel_id == post.target_id or duel.channel_id == duel.thread_id:
+            return None
+        try:
+            channel = await self._channel(duel.channel_id)
+        except discord.HTTPException:
+            return None
+        if isinstance(channel, discord.TextChannel | discord.VoiceChannel):
+            return int(channel.id)
+        return None
 
     async def _post(self, post: OutboxItem) -> int | None:
         if post.target == "user":
@@ -330,7 +399,7 @@ class Poster(commands.Cog):
             for move_id, label in dm_buttons(prompt.moves):
                 view.add_item(MoveButton(prompt.duel_id, prompt.round_no, move_id, label))
         message = await channel.send(
-            content=rendered.content,
+            content=with_home_gone_note(rendered.content, post),
             embeds=rendered.embeds,
             view=view,
             nonce=nonce(post),
@@ -428,7 +497,7 @@ class Poster(commands.Cog):
             archive_base_url=self.settings.archive.base_url,
         )
         message = await channel.send(
-            content=rendered.content,
+            content=with_home_gone_note(rendered.content, post),
             embeds=rendered.embeds,
             nonce=nonce(post),
             allowed_mentions=ALLOWED_MENTIONS,
@@ -458,8 +527,9 @@ class Poster(commands.Cog):
             "allowed_mentions": ALLOWED_MENTIONS,
             "wait": True,
         }
-        if rendered.content:
-            kwargs["content"] = rendered.content
+        content = with_home_gone_note(rendered.content, post)
+        if content:
+            kwargs["content"] = content
         if avatar:
             kwargs["avatar_url"] = avatar
         if thread is not None:
@@ -473,6 +543,8 @@ class Poster(commands.Cog):
             except discord.HTTPException as exc:
                 if transient(exc):
                     raise  # retried later, with the marker check first
+                if isinstance(exc, discord.NotFound) and exc.code in HOME_GONE:
+                    raise  # the thread is gone, not the webhook: the post is re-sent elsewhere
                 if isinstance(exc, discord.NotFound) and exc.code == UNKNOWN_WEBHOOK:
                     log.info("The webhook of channel %s was deleted; making a new one", parent.id)
                     await self.webhooks.forget(parent.id)

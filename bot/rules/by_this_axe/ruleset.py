@@ -9,8 +9,10 @@ from typing import Any
 
 from bot.rules.base import (
     SIDES,
+    DuelParam,
     Fighter,
     HouseRule,
+    LegacyParam,
     LogEvent,
     MoveSpec,
     OutcomeKind,
@@ -56,13 +58,14 @@ from bot.rules.by_this_axe.sheet import (
 )
 from bot.rules.by_this_axe.state import (
     AFTER_BLOWS,
+    ALLOT_ALL,
     ATTACK_FIRST,
     BEFORE_BLOWS,
     FLIGHT_RULE,
     FORFEIT_RULE,
     HOUSE_RULES,
-    PARAM_KEYS,
     PARRY_FIRST,
+    TRICK_TAKES_PARAM,
     VICTIM_CHOOSES,
     DuelState,
     Flight,
@@ -71,7 +74,6 @@ from bot.rules.by_this_axe.state import (
     _flight,
     _forfeit,
     forfeit_dice,
-    forfeit_from_trick_takes,
     forfeit_splits,
     rules_in_force,
 )
@@ -119,7 +121,7 @@ from bot.rules.by_this_axe.tables import (
 )
 from bot.rules.command_line import OddsArguments, OddsReport
 from bot.rules.dice import DiceSource, Roll
-from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
+from bot.rules.errors import InvalidChoice, InvalidRoundInput
 
 CHALLENGE_STEP = PreDuelStep(
     "challenge",
@@ -128,8 +130,6 @@ CHALLENGE_STEP = PreDuelStep(
     "units in contact, the challenger forces the duel on a d6 of 1-3; a leader's first "
     "refusal costs him his leadership for the turn (bot.rules.by_this_axe.challenge).",
 )
-
-_PARAM_NAMES = frozenset(k.replace("-", "_") for k in PARAM_KEYS)
 
 # -- the round --------------------------------------------------------------------------------
 
@@ -283,31 +283,15 @@ class ByThisAxe(Ruleset):
         """``params``: ``allot_all`` (bool), the house rules ``flight`` and ``forfeit``
         (recorded in the state: the duel keeps them), and the legacy ``trick_takes``
         (parry_first, attack_first: ``forfeit`` when that is not given)."""
-        unknown = [k for k in params if str(k).replace("-", "_") not in _PARAM_NAMES]
-        if unknown:
-            raise InvalidHouseRule(
-                f"{str(unknown[0])!r} is not a By This Axe duel setting. Allowed: allot_all "
-                "(true/false), "
-                + ", ".join(f"{r.key} ({r.allowed_text()})" for r in HOUSE_RULES)
-                + "."
-            )
-        allot_all = params.get("allot_all", False)
-        if isinstance(allot_all, str) and allot_all.strip().casefold() in ("true", "false"):
-            allot_all = allot_all.strip().casefold() == "true"
-        if not isinstance(allot_all, bool):
-            raise InvalidRoundInput(f"allot_all must be true or false, not {allot_all!r}.")
-        house = self.parse_house_rules(params, ignore_unknown=True)
-        forfeit = house[FORFEIT_RULE.key]
-        if "trick_takes" in params and not any(
-            str(k).replace("_", "-") == FORFEIT_RULE.key for k in params
-        ):
-            forfeit = forfeit_from_trick_takes(params["trick_takes"])
+        given = self.normalize_params(params)  # the one normalisation: typed, legacy mapped
+        allot_all = bool(given.get(ALLOT_ALL.key, ALLOT_ALL.default))
+        house = self.parse_house_rules(given, ignore_unknown=True)
         return DuelState(
             a=Combatant.from_sheet(a.name, a.sheet),
             b=Combatant.from_sheet(b.name, b.sheet),
             allot_all=allot_all,
             flight=_flight(house[FLIGHT_RULE.key]),
-            forfeit=_forfeit(forfeit),
+            forfeit=_forfeit(house[FORFEIT_RULE.key]),
         )
 
     def state_from_dict(self, data: Mapping[str, Any]) -> DuelState:
@@ -327,6 +311,12 @@ class ByThisAxe(Ruleset):
 
     def house_rules(self) -> tuple[HouseRule, ...]:
         return HOUSE_RULES
+
+    def duel_params(self) -> tuple[DuelParam, ...]:
+        return (ALLOT_ALL,)
+
+    def legacy_params(self) -> tuple[LegacyParam, ...]:
+        return (TRICK_TAKES_PARAM,)
 
     # -- steps, text --------------------------------------------------------------------
 

@@ -8,7 +8,9 @@ from typing import Any, Final, Literal
 
 from bot.rules.base import (
     SIDES,
+    DuelParam,
     HouseRule,
+    LegacyParam,
     Side,
 )
 from bot.rules.by_this_axe.allotments import (
@@ -53,6 +55,15 @@ FORFEIT_RULE = HouseRule(
     "or parry dice first, or attack dice first",
 )
 HOUSE_RULES: tuple[HouseRule, ...] = (FLIGHT_RULE, FORFEIT_RULE)
+
+ALLOT_ALL = DuelParam(
+    "allot_all", "bool", False, "every die must be allotted each round (true/false)"
+)
+#: ``trick_takes`` predates the ``forfeit`` house rule: normalised to it at the start (and
+#: when stored params are read), so exports and status show the reading that runs.
+TRICK_TAKES_PARAM = LegacyParam(
+    "trick_takes", FORFEIT_RULE.key, (("parry_first", PARRY_FIRST), ("attack_first", ATTACK_FIRST))
+)
 
 #: Duels stored before the house rules existed were resolved with the flee die after the
 #: blows; their states (no "house_rules" key) keep that reading so they re-adjudicate alike.

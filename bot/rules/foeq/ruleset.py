@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.rules.base import (
     SIDES,
+    DuelParam,
     Fighter,
     HouseRule,
     MoveSpec,
@@ -17,10 +18,9 @@ from bot.rules.base import (
     Withholdable,
 )
 from bot.rules.dice import DiceSource
-from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
+from bot.rules.errors import InvalidChoice, InvalidRoundInput
 from bot.rules.foeq.parsing import (
     _KEEP_WORDS,
-    _STAKE_LOOKUP,
     _key,
     _shown,
     parse_consequence,
@@ -90,6 +90,17 @@ from bot.rules.foeq.tables import (
 _CHOICE_OF: dict[Side, Withholdable] = {"a": "choices.a", "b": "choices.b"}
 
 # -- the ruleset ---------------------------------------------------------------------------
+
+#: FoEQ's per-duel settings besides its house rules (typed: normalize_params).
+PUBLIC_STAKE = DuelParam(
+    "public_stake",
+    "choice",
+    PRIDE,
+    "what the duel is fought for",
+    values=STAKES,
+    aliases=(("fb", STAKES[1]), ("firstblood", STAKES[1]), ("kill", STAKES[2])),
+)
+CHALLENGER = DuelParam("challenger", "choice", "a", "who issued the challenge", values=("a", "b"))
 
 
 class FoeqSpellDuel(Ruleset):
@@ -392,25 +403,11 @@ class FoeqSpellDuel(Ruleset):
         """``params``: ``public_stake`` (pride, first_blood, death; default pride),
         ``challenger`` ("a" or "b", default "a") and the house rules ``strong-against``,
         ``disruptive``, ``shot-tie`` (recorded in the state: the duel keeps them)."""
-        known = {"public_stake", "challenger", *(r.key for r in HOUSE_RULES)}
-        unknown = [k for k in params if str(k).replace("_", "-") not in
-                   {x.replace("_", "-") for x in known}]
-        if unknown:
-            raise InvalidHouseRule(
-                f"{str(unknown[0])!r} is not a FoEQ duel setting. Allowed: public_stake "
-                "(pride, first_blood, death), challenger (a, b), "
-                + ", ".join(f"{r.key} ({r.allowed_text()})" for r in HOUSE_RULES)
-                + "."
-            )
-        house = self.parse_house_rules(params, ignore_unknown=True)
-        stake_text = params.get("public_stake", PRIDE)
-        stake = _STAKE_LOOKUP.get(_key(stake_text)) if stake_text is not None else PRIDE
-        if stake is None or stake not in STAKES:
-            raise InvalidRoundInput(
-                f"public_stake must be one of {', '.join(STAKES)}, not {stake_text!r}."
-            )
-        challenger = _side(params.get("challenger", "a"))
-        if challenger is None:
+        given = self.normalize_params(params)  # the one normalisation: typed, keys as declared
+        house = self.parse_house_rules(given, ignore_unknown=True)
+        stake = given.get(PUBLIC_STAKE.key, PUBLIC_STAKE.default)
+        challenger = _side(given.get(CHALLENGER.key, CHALLENGER.default))
+        if challenger is None:  # pragma: no cover - normalize_params allows a and b only
             raise InvalidRoundInput("challenger must be 'a' or 'b'.")
         return FoeqState(
             a=Duellist.from_sheet(a.name, a.sheet),
@@ -419,6 +416,9 @@ class FoeqSpellDuel(Ruleset):
             challenger=challenger,
             house_rules=house,
         )
+
+    def duel_params(self) -> tuple[DuelParam, ...]:
+        return (PUBLIC_STAKE, CHALLENGER)
 
     def state_from_dict(self, data: Mapping[str, Any]) -> FoeqState:
         return FoeqState.from_dict(data)

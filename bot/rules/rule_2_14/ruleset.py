@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.rules.base import (
     SIDES,
+    DuelParam,
     Fighter,
     LogEvent,
     MoveSpec,
@@ -21,7 +22,7 @@ from bot.rules.base import (
 )
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
 from bot.rules.dice import DiceSource, Roll
-from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput
+from bot.rules.errors import InvalidChoice, InvalidRoundInput
 from bot.rules.rule_2_14 import command_line
 from bot.rules.rule_2_14.moves import (
     ATTACKS,
@@ -47,6 +48,9 @@ from bot.rules.rule_2_14.state import (
     DuelState,
     Options,
 )
+
+#: Rule 2.14's one per-duel setting: the duellists start locked in combat.
+LOCKED = DuelParam("locked", "bool", False, "the duellists start locked in combat (true/false)")
 
 
 class _Round:
@@ -162,13 +166,12 @@ class Rule214(Ruleset):
             sheet = self.validate_sheet(f.sheet)
             return Duellist(f.name, sheet["str"], sheet["agi"])
 
-        unknown = [k for k in params if str(k) != "locked"]
-        if unknown:
-            raise InvalidHouseRule(
-                f"{str(unknown[0])!r} is not a rule 2.14 duel setting: rule 2.14 has no house "
-                "rules; its one setting is locked (true/false)."
-            )
-        return DuelState(a=duellist(a), b=duellist(b), locked=bool(params.get("locked", False)))
+        # The one normalisation: "false" is False here (bool("false") once locked a duel).
+        given = self.normalize_params(params)
+        return DuelState(a=duellist(a), b=duellist(b), locked=bool(given.get(LOCKED.key, False)))
+
+    def duel_params(self) -> tuple[DuelParam, ...]:
+        return (LOCKED,)
 
     def state_from_dict(self, data: Mapping[str, Any]) -> DuelState:
         return DuelState.from_dict(data)
