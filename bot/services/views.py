@@ -248,9 +248,9 @@ class ChallengeOutcome:
 
 
 def window_text(window: timedelta) -> str:
-    """A time window as people say it: "24 h", "90 min" is "1 h 30 min", "2 d 6 h"."""
+    """A time window as people say it: "24 h", "1 h 30 min", "2 d 6 h" (days from 48 h)."""
     minutes = int(window.total_seconds() // 60)
-    days, rest = divmod(minutes, 1440)
+    days, rest = divmod(minutes, 1440) if minutes >= 2880 else (0, minutes)
     hours, mins = divmod(rest, 60)
     parts = [f"{n} {u}" for n, u in ((days, "d"), (hours, "h"), (mins, "min")) if n]
     return " ".join(parts) or "0 min"
