@@ -575,7 +575,9 @@ class RoundCommands(DuelUseCases):
         """The round an undo of ``duel`` may void, row-locked: its latest round, closed,
         within the server's undo window; anything else is refused naming what is allowed."""
         latest = await queries.last_round_for_update(session, duel.id)
-        if latest is None or latest.status == "cancelled":
+        if latest is None or latest.status == "cancelled" or (
+            latest.status == "open" and latest.number == 1
+        ):
             raise StateConflict(f"Duel #{duel.id} has no closed round to undo.", duel_id=duel.id)
         if latest.status == "open":
             raise StateConflict(
