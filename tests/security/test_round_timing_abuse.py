@@ -311,7 +311,7 @@ async def test_export_renders_off_the_event_loop(
         assert reply.files and f"# Duel {duel_id}" in bytes(reply.files[0].data).decode()
         assert threads and threading.get_ident() not in threads  # not the loop's thread
         # The loop kept turning while the export rendered for 0.8 s.
-        assert max(gaps) < 0.4, max(gaps)
+        assert max(gaps) < 0.6, max(gaps)  # on the loop it would be 0.8 s or more
 
 
 async def test_a_flood_of_exports_meets_the_per_member_budget(
