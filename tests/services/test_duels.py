@@ -625,7 +625,7 @@ async def test_undo_refusals(services: Services, database: Database) -> None:
             duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="misclick"
         )
     await _open(services, duel.id)
-    with pytest.raises(StateConflict, match="is open: a result can be undone only until"):
+    with pytest.raises(StateConflict, match="no closed round"):
         await services.duels.undo_round(
             duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="misclick"
         )
