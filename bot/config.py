@@ -17,6 +17,8 @@ from bot.rules.registry import DEFAULT_RULESET_ID
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///duelbot.db"
 DEFAULT_API_BASE_URL = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+# The longest undo window a server may have (30 days): past it a result is settled.
+UNDO_WINDOW_MAX_HOURS = 720
 
 
 class ConfigError(Exception):
@@ -55,6 +57,9 @@ class DuelSettings:
     close_when_all_submitted: bool = False
     # Changes of move one side may make in one round where change of choice is on.
     max_move_changes: int = 10
+    # How long after its close a round's result may be undone (issue 23), unless a server's
+    # admins set their own with /config undo-window. 0: undo is off.
+    undo_window_hours: float = 24.0
     # Server defaults; admins change them per server with /config.
     change_of_choice: bool = False
     missing_move: str = "none"
@@ -69,6 +74,10 @@ class LimitSettings:
     dm_burst: int = 5
     dm_window_seconds: float = 10.0
     dm_tracked_users: int = 100_000
+    # Per-user budget of expensive answers (/duel export, /leaderboard; issue 23): a bucket
+    # of ``export_burst`` that refills over ``export_window_seconds``. 0: no budget.
+    export_burst: int = 6
+    export_window_seconds: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -241,9 +250,19 @@ def load_settings(
         max_move_changes=_typed(
             "duels", "max_move_changes", du.get("max_move_changes", defaults.max_move_changes), int
         ),
+        undo_window_hours=_typed(
+            "duels",
+            "undo_window_hours",
+            du.get("undo_window_hours", defaults.undo_window_hours),
+            float,
+        ),
     )
     if duels.max_move_changes < 1:
         raise ConfigError("[duels] max_move_changes must be at least 1.")
+    if not 0 <= duels.undo_window_hours <= UNDO_WINDOW_MAX_HOURS:
+        raise ConfigError(
+            f"[duels] undo_window_hours must be 0 (undo off) to {UNDO_WINDOW_MAX_HOURS}."
+        )
     if duels.missing_move not in ("none", "forfeit"):
         raise ConfigError('[duels] missing_move must be "none" or "forfeit".')
     if not all(isinstance(r, str) for r in duels.reminders):
@@ -306,6 +325,15 @@ def _limits(section: Mapping[str, Any]) -> LimitSettings:
             section.get("dm_tracked_users", defaults.dm_tracked_users),
             int,
         ),
+        export_burst=_typed(
+            "limits", "export_burst", section.get("export_burst", defaults.export_burst), int
+        ),
+        export_window_seconds=_typed(
+            "limits",
+            "export_window_seconds",
+            section.get("export_window_seconds", defaults.export_window_seconds),
+            float,
+        ),
     )
     if limits.dm_burst < 0:
         raise ConfigError("[limits] dm_burst must be 0 (no limit) or more.")
@@ -313,6 +341,10 @@ def _limits(section: Mapping[str, Any]) -> LimitSettings:
         raise ConfigError("[limits] dm_window_seconds must be more than 0.")
     if limits.dm_tracked_users < 1:
         raise ConfigError("[limits] dm_tracked_users must be at least 1.")
+    if limits.export_burst < 0:
+        raise ConfigError("[limits] export_burst must be 0 (no limit) or more.")
+    if not limits.export_window_seconds > 0:
+        raise ConfigError("[limits] export_window_seconds must be more than 0.")
     return limits
 
 

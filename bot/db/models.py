@@ -90,6 +90,9 @@ class GuildSettings(Base):
     locked_blocks_retreat: Mapped[bool] = mapped_column(Boolean)
     # The forum channel in which /duel start opens a post per duel (issue 13); None: none.
     duel_forum_id: Mapped[int | None] = mapped_column(BigInteger)
+    # How long after its close a result may be undone, in minutes (issue 23); None: the
+    # bot's configured default ([duels] undo_window_hours), 0: undo is off.
+    undo_window_minutes: Mapped[int | None]
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

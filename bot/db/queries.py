@@ -202,16 +202,28 @@ async def rounds_before(session: AsyncSession, duel_id: int, number: int) -> lis
     return list((await session.execute(stmt)).scalars())
 
 
-async def last_resolved_round_for_update(session: AsyncSession, duel_id: int) -> Round | None:
-    """The duel's latest closed or cancelled round, row-locked (what an undo decides on)."""
+async def last_round_for_update(session: AsyncSession, duel_id: int) -> Round | None:
+    """The duel's latest round whatever its status, row-locked (what an undo decides on:
+    only the latest round may be undone)."""
     stmt = (
         select(Round)
-        .where(Round.duel_id == duel_id, Round.status.in_(("closed", "cancelled")))
+        .where(Round.duel_id == duel_id)
         .order_by(Round.number.desc())
         .limit(1)
         .with_for_update()
+        .execution_options(populate_existing=True)
     )
     return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def undone_rounds(session: AsyncSession, duel_id: int) -> list[Round]:
+    """The duel's undone rounds, the latest first."""
+    stmt = (
+        select(Round)
+        .where(Round.duel_id == duel_id, Round.status == "undone")
+        .order_by(Round.number.desc())
+    )
+    return list((await session.execute(stmt)).scalars())
 
 
 async def profile_for_update(

@@ -105,6 +105,11 @@ class DuelBot(commands.Bot):
         self.flood = UserRateLimiter(
             limits.dm_burst, limits.dm_window_seconds, limits.dm_tracked_users
         )
+        # Expensive answers (/duel export, /leaderboard) have a budget of their own, so an
+        # export flood neither starves the loop nor eats the member's move allowance.
+        self.expensive = UserRateLimiter(
+            limits.export_burst, limits.export_window_seconds, limits.dm_tracked_users
+        )
 
     @property
     def pacer(self) -> GlobalPacer:

@@ -1,4 +1,6 @@
-"""Per-user flood limit on move intake: DMs, `/move` and move buttons.
+"""Per-user flood limit on move intake: DMs, `/move` and move buttons; and the same token
+bucket, with its own allowance, as the per-user budget of expensive answers (exports,
+leaderboards: ``refuse_over_budget``).
 
 A token bucket per user id: ``burst`` messages at once, then one every
 ``window / burst`` seconds (at the defaults 5 at once, then one per 2 s: 5 in 10 s). A DM over
@@ -148,4 +150,23 @@ async def refuse_interaction(
     return True
 
 
-__all__ = ["Decision", "UserRateLimiter", "Verdict", "refuse_interaction"]
+async def refuse_over_budget(
+    interaction: discord.Interaction[Any], limiter: UserRateLimiter, what: str
+) -> bool:
+    """The per-user budget of expensive answers (/duel export, /leaderboard and its pages;
+    issue 23): answer a request over it with an ephemeral refusal (True), before any work;
+    else take its allowance (False)."""
+    decision = limiter.check(interaction.user.id)
+    if decision.allowed:
+        return False
+    seconds = max(1, math.ceil(decision.wait_seconds))
+    await interaction.response.send_message(
+        f"You are asking for {what} faster than the bot prepares them (at most "
+        f"{limiter.burst} in {limiter.window_seconds:g} s per member): nothing was prepared. "
+        f"Wait {seconds} s and ask again.",
+        ephemeral=True,
+    )
+    return True
+
+
+__all__ = ["Decision", "UserRateLimiter", "Verdict", "refuse_interaction", "refuse_over_budget"]

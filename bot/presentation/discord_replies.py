@@ -26,6 +26,7 @@ from bot.services.views import (
     RoundStatus,
     SettingsView,
     SubmissionReceipt,
+    window_text,
 )
 
 COLOUR = discord.Colour.dark_red()
@@ -150,6 +151,17 @@ def settings_embed(settings: SettingsView) -> discord.Embed:
     )
     embed.add_field(
         name="Locked blocks retreat", value="yes" if settings.locked_blocks_retreat else "no"
+    )
+    window = settings.undo_window
+    embed.add_field(
+        name="Undo window",
+        value=(
+            "off: results cannot be undone"
+            if not window
+            else f"{window_text(window)} after a round's close, until the next round opens"
+        )
+        + (" (the bot's default)" if settings.undo_window_is_default else ""),
+        inline=False,
     )
     embed.add_field(
         name="Duel forum",

@@ -72,6 +72,11 @@ class RoundNotOpen(StateConflict):
     """A move or a close arrived when the round was not open (e.g. it lost a race to a close)."""
 
 
+class BeforeDeadline(StateConflict):
+    """A commander closed a round before its announced deadline while a duellist had not
+    moved yet: the duellist was promised until the deadline (issue 23)."""
+
+
 class MoveAlreadyLocked(StateConflict):
     """Change of choice is off and the duellist already submitted a move this round."""
 

@@ -187,6 +187,7 @@ class DuelLifecycle(DuelUseCases):
             duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, END_REFUSAL)
             if duel.status != "live":
                 raise StateConflict(f"Duel #{duel.id} has already ended.", duel_id=duel.id)
+            await _refuse_end_after_undone_result(session, duel)
             rnd = await queries.open_round(session, duel.id, lock=True)
             now = utcnow()
             if rnd is not None:
@@ -219,3 +220,20 @@ class DuelLifecycle(DuelUseCases):
                 details={"reason": reason},
             )
             return view
+
+
+async def _refuse_end_after_undone_result(session: AsyncSession, duel: Duel) -> None:
+    """A duel that a result decided ends by a result (issue 23): once its deciding round
+    was undone, /duel end would turn a rated result into an unrated "ended by a commander",
+    so it is refused; the re-played round (closed by a commander or its deadline) ends it,
+    and the ladder counts that result."""
+    for rnd in await queries.undone_rounds(session, duel.id):
+        if isinstance(rnd.result, dict) and rnd.result.get("ended"):
+            raise StateConflict(
+                f"Duel #{duel.id} was decided in round {rnd.number}, whose result was undone: "
+                "a decided duel can only end with a result, so that the ladder keeps a rated "
+                "result. Open the next round and close it (its deadline closes it if no "
+                "commander does). Nothing was changed.",
+                duel_id=duel.id,
+                round_no=rnd.number,
+            )

@@ -34,6 +34,7 @@ from bot.services.duel_support import (
 )
 from bot.services.errors import (
     AmbiguousDuel,
+    BeforeDeadline,
     InvalidInput,
     MoveAlreadyLocked,
     NextStep,
@@ -55,11 +56,20 @@ from bot.services.messages import (
 from bot.services.move_intake import GroupCommit, MoveRequest
 from bot.services.profiles import clean_name
 from bot.services.scope import DuelScope
+from bot.services.settings import load_settings_row, undo_window
 from bot.services.unit import transaction
-from bot.services.views import DuelView, RoundClosed, RoundOpened, SubmissionReceipt
+from bot.services.views import (
+    DuelView,
+    RoundClosed,
+    RoundOpened,
+    SubmissionReceipt,
+    window_text,
+)
 
 SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
-# What a duellist of the duel may not do, and who does it instead.
+# What a duellist of the duel may not do, and who does it instead. Opening is refused too
+# (issue 23): the opening sets the deadline, and so when a missing move forfeits.
+OPEN_REFUSAL = ("open its rounds or set their deadlines", "Another commander opens them.")
 CLOSE_REFUSAL = ("close its round", "Another commander closes it, or its deadline does.")
 UNDO_REFUSAL = ("undo its rounds", "Another commander can undo a round (with a reason).")
 
@@ -79,7 +89,7 @@ class RoundCommands(DuelUseCases):
         if deadline is not None and deadline <= now:
             raise InvalidInput("The deadline must be in the future.", duel_id=duel_id)
         async with transaction(self._db) as session:
-            duel = await self._get_duel(session, duel_id, guild_id, lock=True)
+            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, OPEN_REFUSAL)
             if duel.status != "live":
                 raise StateConflict(
                     f"Duel #{duel.id} has ended; no more rounds can open.", duel_id=duel.id
@@ -360,7 +370,38 @@ class RoundCommands(DuelUseCases):
                     duel_id=duel.id,
                     round_no=round_no,
                 )
+            if actor_id is not None:
+                await self._refuse_close_before_deadline(session, duel, rnd)
             return await self._close(session, duel, rnd, actor_id, reason)
+
+    async def _refuse_close_before_deadline(
+        self, session: AsyncSession, duel: Duel, rnd: Round
+    ) -> None:
+        """A duellist was promised until the announced deadline: before it, a commander
+        closes a round only once every awaited side has moved (a missing move forfeits, or
+        counts as no move, only once the deadline has passed). Without a deadline the
+        commander's close is the deadline."""
+        if rnd.deadline is None or utcnow() >= rnd.deadline:
+            return
+        rules = ruleset_of(duel.ruleset)
+        awaited = rules.awaiting_sides(rules.state_from_dict(duel.state))
+        moved = await queries.current_submissions(session, rnd.id)
+        missing = [s for s in awaited if s not in moved]
+        if not missing:
+            return
+        names = " and ".join(
+            clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
+            for s in missing
+        )
+        raise BeforeDeadline(
+            f"Round {rnd.number} of duel #{duel.id} cannot be closed yet: {names} "
+            f"{'has' if len(missing) == 1 else 'have'} not moved and the round's deadline "
+            f"({rnd.deadline:%Y-%m-%d %H:%M} UTC) has not passed. Before its deadline a "
+            "round closes only once both duellists have moved; at the deadline it closes "
+            "by itself. Nothing was changed.",
+            duel_id=duel.id,
+            round_no=rnd.number,
+        )
 
     async def _close(
         self, session: AsyncSession, duel: Duel, rnd: Round, actor_id: int | None, reason: str
@@ -472,30 +513,31 @@ class RoundCommands(DuelUseCases):
     # -- undo ---------------------------------------------------------------------------
 
     async def undo_round(
-        self, *, duel_id: int, guild_id: int | None, actor_id: int, reason: str
+        self,
+        *,
+        duel_id: int,
+        guild_id: int | None,
+        actor_id: int,
+        reason: str,
+        round_no: int | None = None,
     ) -> DuelView:
-        """Void the last closed round: the duel returns to its state before it; the undone
-        result stays in the ledger with who undid it and why (``reason`` is required: an
-        undo followed by a new close is a re-roll, so it is accountable)."""
+        """Void the duel's latest round's result: the duel returns to its state before it;
+        the undone result stays in the ledger with who undid it and why (``reason`` is
+        required: an undo followed by a new close is a re-roll, so it is accountable).
+
+        Accountable in time too (issue 23): only the latest round of the duel (``round_no``,
+        if given, must name it), only while no later round has opened, and only within the
+        server's undo window after its close (``/config undo-window``, default 24 h)."""
         reason = clean_reason(reason, "undoing the round")
         async with transaction(self._db) as session:
             duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, UNDO_REFUSAL)
-            if await queries.open_round(session, duel.id) is not None:
-                raise StateConflict(
-                    f"Duel #{duel.id} has an open round: close it before undoing the last result.",
-                    duel_id=duel.id,
-                )
             if duel.status == "ended" and duel.end_kind != "result":
                 raise StateConflict(
                     f"Duel #{duel.id} was ended by a commander; its rounds can no longer be "
                     "undone.",
                     duel_id=duel.id,
                 )
-            rnd = await queries.last_resolved_round_for_update(session, duel.id)
-            if rnd is None or rnd.status != "closed":
-                raise StateConflict(
-                    f"Duel #{duel.id} has no closed round to undo.", duel_id=duel.id
-                )
+            rnd = await self._undoable_round(session, duel, round_no)
             now = utcnow()
             rnd.status = "undone"
             rnd.undone_by = actor_id
@@ -527,16 +569,73 @@ class RoundCommands(DuelUseCases):
             return view
 
 
+    async def _undoable_round(
+        self, session: AsyncSession, duel: Duel, round_no: int | None
+    ) -> Round:
+        """The round an undo of ``duel`` may void, row-locked: its latest round, closed,
+        within the server's undo window; anything else is refused naming what is allowed."""
+        latest = await queries.last_round_for_update(session, duel.id)
+        if latest is None or latest.status == "cancelled" or (
+            latest.status == "open" and latest.number == 1
+        ):
+            raise StateConflict(f"Duel #{duel.id} has no closed round to undo.", duel_id=duel.id)
+        if latest.status == "open":
+            raise StateConflict(
+                f"Round {latest.number} of duel #{duel.id} is open: a result can be undone "
+                "only until the next round opens, so the earlier rounds are settled. Only "
+                "the latest round, once closed, can be undone.",
+                duel_id=duel.id,
+                round_no=latest.number,
+            )
+        if latest.status == "undone":
+            raise StateConflict(
+                f"Round {latest.number} of duel #{duel.id} is already undone, and the rounds "
+                "before it are settled: only the latest round of a duel can be undone, "
+                "until the next round opens. Open the next round to play it again.",
+                duel_id=duel.id,
+                round_no=latest.number,
+            )
+        if round_no is not None and round_no != latest.number:
+            raise StateConflict(
+                f"Round {round_no} of duel #{duel.id} cannot be undone: only the latest round "
+                f"of a duel can be, and that is round {latest.number}.",
+                duel_id=duel.id,
+                round_no=latest.number,
+            )
+        settings = await load_settings_row(session, duel.guild_id, self._defaults)
+        window = undo_window(settings, self._defaults)
+        closed_at = latest.closed_at or latest.opened_at
+        if not window:
+            raise NotAllowed(
+                f"Undo is off in this server: round {latest.number} of duel #{duel.id} "
+                "stays as it is. A server admin can turn undo on with an undo window.",
+                duel_id=duel.id,
+                round_no=latest.number,
+            )
+        if utcnow() > closed_at + window:
+            raise StateConflict(
+                f"Round {latest.number} of duel #{duel.id} closed at {closed_at:%Y-%m-%d %H:%M} "
+                f"UTC: a result can be undone for {window_text(window)} after its close in "
+                f"this server, so it is settled now.",
+                duel_id=duel.id,
+                round_no=latest.number,
+            )
+        return latest
+
+
 def _undone_before(earlier: list[Round]) -> Round | None:
     """The undone round a round's result follows, given the rounds before it (latest
-    first): of the undone rounds right before it, the one undone last (undo always voids
-    the latest closed round)."""
-    follows = None
+    first): of the undone rounds right before it, the one undone last (by its undo time;
+    the highest number when times tie or are missing). Open, close, undo three times: the
+    next result follows the undo of round 3, not of round 1."""
+    run = []
     for rnd in earlier:
         if rnd.status != "undone":
             break
-        follows = rnd
-    return follows
+        run.append(rnd)
+    if not run:
+        return None
+    return max(run, key=lambda r: (r.undone_at is not None, r.undone_at or r.opened_at, r.number))
 
 
 async def _write_back_sheets(

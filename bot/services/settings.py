@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.config import DuelSettings
+from bot.config import UNDO_WINDOW_MAX_HOURS, DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import GuildSettings
 from bot.services.errors import InvalidInput
 from bot.services.unit import transaction
-from bot.services.views import SettingsView
+from bot.services.views import SettingsView, window_text
 
 # What a duel does with a side that sent no move by the close; every ruleset's make_options
 # reads this server setting.
@@ -26,6 +27,7 @@ SETTING_KEYS = (
     "missing_move",
     "locked_blocks_retreat",
     "duel_forum_id",
+    "undo_window_minutes",
 )
 
 
@@ -38,10 +40,19 @@ def settings_defaults(defaults: DuelSettings) -> dict[str, Any]:
         "missing_move": defaults.missing_move,
         "locked_blocks_retreat": defaults.locked_blocks_retreat,
         "duel_forum_id": None,
+        "undo_window_minutes": None,  # the configured default, read at each undo
     }
 
 
-def settings_view(row: GuildSettings) -> SettingsView:
+def undo_window(row: GuildSettings, defaults: DuelSettings) -> timedelta:
+    """How long after its close a result of this server may be undone: the server's own
+    window, or the bot's configured default (zero: undo is off)."""
+    if row.undo_window_minutes is not None:
+        return timedelta(minutes=row.undo_window_minutes)
+    return timedelta(hours=defaults.undo_window_hours)
+
+
+def settings_view(row: GuildSettings, defaults: DuelSettings) -> SettingsView:
     return SettingsView(
         guild_id=row.guild_id,
         change_of_choice=row.change_of_choice,
@@ -51,6 +62,8 @@ def settings_view(row: GuildSettings) -> SettingsView:
         missing_move=row.missing_move,
         locked_blocks_retreat=row.locked_blocks_retreat,
         duel_forum_id=row.duel_forum_id,
+        undo_window=undo_window(row, defaults),
+        undo_window_is_default=row.undo_window_minutes is None,
     )
 
 
@@ -89,7 +102,8 @@ class SettingsService:
 
     async def get(self, guild_id: int) -> SettingsView:
         async with transaction(self._db) as session:
-            return settings_view(await load_settings_row(session, guild_id, self._defaults))
+            row = await load_settings_row(session, guild_id, self._defaults)
+            return settings_view(row, self._defaults)
 
     async def set_change_of_choice(
         self, guild_id: int, actor_id: int, enabled: bool
@@ -136,6 +150,23 @@ class SettingsService:
         Discord layer checks the channel (a forum, the bot's permissions there) first."""
         return await self._set(guild_id, actor_id, "duel_forum_id", channel_id)
 
+    async def set_undo_window(
+        self, guild_id: int, actor_id: int, window: timedelta | None
+    ) -> SettingsView:
+        """How long after its close a result may be undone in this server: 0 (undo off) to
+        30 days, whole minutes; None: back to the bot's configured default."""
+        if window is None:
+            return await self._set(guild_id, actor_id, "undo_window_minutes", None)
+        most = timedelta(hours=UNDO_WINDOW_MAX_HOURS)
+        if window < timedelta(0) or window > most:
+            raise InvalidInput(
+                f"The undo window can be 0 (undo off) to {most.days} days; "
+                f"{window_text(window)} is out of range. Nothing was changed."
+            )
+        return await self._set(
+            guild_id, actor_id, "undo_window_minutes", int(window.total_seconds() // 60)
+        )
+
     async def _set(self, guild_id: int, actor_id: int, key: str, value: Any) -> SettingsView:
         if key not in SETTING_KEYS:
             raise InvalidInput(f"Unknown setting {key!r}.")
@@ -151,4 +182,5 @@ class SettingsService:
                 details={"before": before, "after": value},
             )
             await session.flush()
-            return settings_view(row)
+            return settings_view(row, self._defaults)
+

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -28,6 +28,9 @@ class SettingsView:
     missing_move: str
     locked_blocks_retreat: bool
     duel_forum_id: int | None = None
+    # How long after its close a result may be undone (issue 23); zero: undo is off.
+    undo_window: timedelta = timedelta(hours=24)
+    undo_window_is_default: bool = True  # the bot's configured default, not the server's own
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,3 +245,12 @@ class ChallengeOutcome:
     duel: DuelView | None
     leadership_lost: bool
     log: tuple[str, ...]
+
+
+def window_text(window: timedelta) -> str:
+    """A time window as people say it: "24 h", "1 h 30 min", "2 d 6 h" (days from 48 h)."""
+    minutes = int(window.total_seconds() // 60)
+    days, rest = divmod(minutes, 1440) if minutes >= 2880 else (0, minutes)
+    hours, mins = divmod(rest, 60)
+    parts = [f"{n} {u}" for n, u in ((days, "d"), (hours, "h"), (mins, "min")) if n]
+    return " ".join(parts) or "0 min"

@@ -128,6 +128,9 @@ async def test_a_reminder_for_a_closed_round_is_not_sent(
         monkeypatch.setattr(world.poster, "drain_once", held)
         queued = await world.services.scheduler.enqueue_due_reminders([timedelta(hours=1)])
         assert queued == 2
+        # Both move, so a commander may close before the deadline (issue 23).
+        await world.move(world.alice, duel.id, "evade")
+        await world.move(world.bob, duel.id, "evade")
         await world.close(duel.id)
         gate.set()
         rows = await world.posted("reminder_dm", count=2)

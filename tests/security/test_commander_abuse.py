@@ -3,8 +3,8 @@ SQLite and PostgreSQL:
 
 * rules changed under a running duel (class 2): missing-move and change-of-choice switched
   mid-duel do not reach it; the card, `/duel status`, `/config` and exports say so;
-* conflict of interest (class 3): a commander who is a duellist cannot close, undo or end
-  their own duel, nor set their own stats or sheet; another commander can;
+* conflict of interest (class 3): a commander who is a duellist cannot open (issue 23),
+  close, undo or end their own duel, nor set their own stats or sheet; another commander can;
 * the end kind is stored, not read from text (class 6): `/duel end reason:"round 3: a_wins"`
   does not make a duel undoable;
 * re-rolls are accountable (class 9): `/round undo` needs a reason, posted with who undid;
@@ -180,10 +180,6 @@ async def test_duellist_cannot_command_their_own_duel(
         fake.set_member_roles(people["guild"].id, people["ann"].id, [people["commander_role_id"]])
     async with running_world(fake, database, people) as w:
         duel_id = await stats_and_duel(w)
-        # Opening a round of one's own duel stays allowed: it decides nothing.
-        reply = await w.slash(w.ann, "round", "open", duel=duel_id)
-        assert "Round 1" in reply.content, reply.content
-        assert "Move received" in await move(w, w.ann, duel_id, "evade")
 
         async def refused(name: str, sub: str, needles: tuple[str, ...], **options: Any) -> None:
             await settle(database, timeout=30)
@@ -196,6 +192,13 @@ async def test_duellist_cannot_command_their_own_duel(
             assert await snapshot(database) == before, (name, sub)
 
         own = (f"You are duellist A in duel #{duel_id}", "Another commander")
+        # Opening a round of one's own duel is refused too (issue 23): the opening sets the
+        # deadline, and with it when a missing move forfeits.
+        await refused("round", "open", (*own, "open its rounds"), duel=duel_id)
+        await refused("round", "open", (*own, "open its rounds"), duel=duel_id, deadline="1m")
+        reply = await w.slash(w.role_commander, "round", "open", duel=duel_id)
+        assert "Round 1" in reply.content, reply.content
+        assert "Move received" in await move(w, w.ann, duel_id, "evade")
         await refused("round", "close", (*own, "deadline"), duel=duel_id)
         await refused("duel", "end", own, duel=duel_id, reason="I am winning anyway")
         await refused(

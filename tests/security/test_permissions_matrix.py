@@ -65,6 +65,7 @@ config locked-blocks-retreat admin     admin     admin     allow    allow      a
 config commander-role        admin     admin     admin     allow    allow      admin     allow
 config admin-role            admin     admin     admin     allow    allow      admin     allow
 config duel-forum            admin     admin     admin     allow    allow      admin     allow
+config undo-window           admin     admin     admin     allow    allow      admin     allow
 move                         allow     allow     unknown   unknown  unknown    unknown   unknown
 move button                  allow     allow     unknown   unknown  unknown    unknown   unknown
 dm /odds                     allow     allow     unknown   unknown  unknown    unknown   unknown
@@ -99,11 +100,12 @@ config locked-blocks-retreat admin
 config commander-role        admin
 config admin-role            admin
 config duel-forum            admin
+config undo-window           admin
 move                         allow
 move button                  allow
 round close                  own
 round undo                   own
-round open                   allow
+round open                   own
 duel start                   allow
 duel challenge               allow
 duel end                     own
@@ -189,6 +191,7 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[Ctx], dict[str, Any]]]] = {
     "/config admin-role": ("config", "admin-role", lambda c: {"role": c.admin_role}),
     # Without channel: clears the duel forum (naming one is refused or allowed by the forum).
     "/config duel-forum": ("config", "duel-forum", lambda c: {}),
+    "/config undo-window": ("config", "undo-window", lambda c: {}),
     "/move": ("move", None, lambda c: {"duel": c.duel_id, "move": "evade"}),
     "/round close": ("round", "close", lambda c: {"duel": c.duel_id}),
     "/round undo": ("round", "undo", lambda c: {"duel": c.duel_id, "reason": "matrix test"}),

@@ -161,7 +161,12 @@ async def test_open_round_commitment_and_outbox(services: Services, database: Da
         legal = p.payload.get("moves", [])
         assert p.kind == "round_dm" or not legal
         assert not mentions_a_move({k: v for k, v in p.payload.items() if k != "moves"})
-    # After the close the stored seed still matches what was published.
+    # After the close (both moved: before its deadline a round closes only then) the
+    # stored seed still matches what was published.
+    for user in (ALICE, BOB):
+        await services.duels.submit_move(
+            user_id=user.user_id, move="evade", via="slash", duel_id=duel.id
+        )
     await _close(services, duel.id)
     closed = await _round(database, duel.id, 1)
     assert sha256_hex(closed.seed) == opened.commitment
@@ -603,8 +608,9 @@ async def test_undo_restores_state_and_keeps_the_undone_result(database: Databas
     assert len(await outbox_rows(database, kind="round_undone")) == 1
     history = await services.duels.history(duel_id, GUILD)
     assert history.rounds[0].status == "undone" and history.rounds[0].result == closed.result
-    # Play resumes with round 2; nothing left to undo after undoing.
-    with pytest.raises(StateConflict, match="no closed round"):
+    # Play resumes with round 2; nothing left to undo after undoing (the latest round is
+    # undone already; the rounds before it are settled).
+    with pytest.raises(StateConflict, match="already undone"):
         await services.duels.undo_round(
             duel_id=duel_id, guild_id=GUILD, actor_id=77, reason="misclick"
         )
@@ -619,7 +625,7 @@ async def test_undo_refusals(services: Services, database: Database) -> None:
             duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="misclick"
         )
     await _open(services, duel.id)
-    with pytest.raises(StateConflict, match="open round"):
+    with pytest.raises(StateConflict, match="no closed round"):
         await services.duels.undo_round(
             duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER, reason="misclick"
         )

@@ -256,7 +256,9 @@ async def test_hit_die_and_sheet_write_back(database: Database) -> None:
 async def test_a_deadline_step_is_followed_by_one_of_the_same_length(database: Database) -> None:
     from datetime import timedelta
 
-    from bot.db.models import utcnow
+    from sqlalchemy import select
+
+    from bot.db.models import Round, utcnow
 
     services = Services.create(database, DuelSettings())
     await services.profiles.set_sheet(GUILD, COMMANDER, ALICE, FOEQ, ALICE_SHEET)
@@ -270,8 +272,19 @@ async def test_a_deadline_step_is_followed_by_one_of_the_same_length(database: D
         actor_id=COMMANDER,
         deadline=utcnow() + timedelta(hours=24),
     )
-    # Bob misses the setup: the commander closes it (missing_move none: defaults)
+    # Bob misses the setup: once its deadline has passed (moved back in the database, with
+    # the opening, so the length stays 24 h) the commander closes it (missing_move none).
+    # Before the deadline that close is refused (issue 23).
     await services.duels.submit_move(user_id=ALICE.user_id, move="pride quick 1", via="slash")
+    async with database.transaction() as session:
+        first = (
+            await session.execute(
+                select(Round).where(Round.duel_id == duel.id, Round.number == 1)
+            )
+        ).scalar_one()
+        assert first.deadline is not None
+        first.opened_at -= timedelta(hours=25)
+        first.deadline -= timedelta(hours=25)
     await services.duels.close_round(duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER)
     second = (await rounds(database, duel.id))[-1]
     assert second.number == 2 and second.status == "open"

@@ -269,6 +269,11 @@ async def test_reminders_skip_rounds_without_deadline_or_closed(
         actor_id=COMMANDER,
         deadline=utcnow() + timedelta(minutes=10),
     )
+    # Both move, so the commander may close before the deadline (issue 23).
+    for user in (ALICE, BOB):
+        await services.duels.submit_move(
+            user_id=user.user_id, move="evade", via="slash", duel_id=closed.id
+        )
     await services.duels.close_round(duel_id=closed.id, guild_id=GUILD, actor_id=COMMANDER)
     assert await services.scheduler.enqueue_due_reminders([timedelta(hours=1)]) == 0
     assert await services.scheduler.enqueue_due_reminders([]) == 0

@@ -12,7 +12,9 @@ from bot.discord.checks import MANAGE_SERVER, admin_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.forum import bot_member, forum_refusal
 from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
+from bot.services.deadlines import parse_duration
 from bot.services.errors import InvalidInput
+from bot.services.views import window_text
 
 
 def role_manager(role: discord.Role) -> str | None:
@@ -142,6 +144,37 @@ class Admin(commands.Cog):
         )
         text = "a locked duellist's retreat fails" if enabled else "locked duellists may retreat"
         await interaction.followup.send(f"Now {text}.\n{LATER_DUELS_ONLY}", ephemeral=True)
+
+    @config.command(
+        name="undo-window",
+        description="How long after its close a round's result may be undone",
+    )
+    @app_commands.describe(
+        window="e.g. 24h, 2d, 90m; 0m turns undo off; leave out for the bot's default"
+    )
+    @admin_only()
+    async def undo_window(
+        self,
+        interaction: discord.Interaction[DuelBot],
+        window: app_commands.Range[str, 1, 30] | None = None,
+    ) -> None:
+        guild_id = await require_guild(interaction)
+        wanted = None if window is None else parse_duration(window)
+        settings = await services_of(self.bot).settings.set_undo_window(
+            guild_id, interaction.user.id, wanted
+        )
+        shown = settings.undo_window
+        text = (
+            "Undo is now off: no round's result can be undone."
+            if not shown
+            else f"A round's result can now be undone for {window_text(shown)} after its "
+            "close, and only until the next round of its duel opens."
+        )
+        if settings.undo_window_is_default:
+            text += " (This is the bot's default.)"
+        await interaction.followup.send(
+            f"{text} This applies to every duel of this server at once.", ephemeral=True
+        )
 
     @config.command(
         name="duel-forum",

@@ -7,6 +7,7 @@ openings, results) go through the outbox, on behalf of the commander.
 
 from __future__ import annotations
 
+import asyncio
 import io
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from discord.ext import commands
 from bot.archive import export_html
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
+from bot.discord.flood import refuse_over_budget
 from bot.discord.forum import duel_home
 from bot.discord.sheet_input import parse_sheet_fields
 from bot.export import export_duel
@@ -371,14 +373,23 @@ class Commander(commands.Cog):
         duel: DuelId,
         format: Literal["markdown", "bbcode", "json", "html"],
     ) -> None:
+        # Expensive (about 0.1 s of CPU for a 300-round duel): a per-member budget first,
+        # refused before any work.
+        if await refuse_over_budget(interaction, self.bot.expensive, "exports"):
+            return
         await answer_privately(interaction)
         # The export read model: what /duel history shows plus, per round, the state before
         # it and the choices (public parts only), so the JSON can be re-adjudicated.
         history = await services_of(self.bot).exports.duel_export(
             duel, await require_guild(interaction)
         )
-        # html: the archive page (issue 15), which verifies every roll in the browser.
-        text = export_html(history) if format == "html" else export_duel(history, format)
+        # Rendered in a worker thread once the data is read (plain frozen views), so the
+        # event loop keeps answering moves and commands meanwhile. html: the archive page
+        # (issue 15), which verifies every roll in the browser.
+        if format == "html":
+            text = await asyncio.to_thread(export_html, history)
+        else:
+            text = await asyncio.to_thread(export_duel, history, format)
         extension = {"markdown": "md", "bbcode": "txt", "json": "json", "html": "html"}[format]
         file = discord.File(io.BytesIO(text.encode()), filename=f"duel-{duel}.{extension}")
         await interaction.followup.send(
@@ -441,10 +452,11 @@ class Commander(commands.Cog):
         status = await services_of(self.bot).duels.round_status(duel, guild_id)
         await interaction.followup.send(round_status_text(status), ephemeral=True)
 
-    @round.command(name="undo", description="Undo the last closed round of a duel")
+    @round.command(name="undo", description="Undo the latest round of a duel (soon after it)")
     @app_commands.describe(
         duel="Duel number",
         reason="Why the result is voided (posted in the duel's channel and kept in its history)",
+        round="The round you mean to undo (must be the duel's latest; checked if given)",
     )
     @app_commands.autocomplete(duel=duel_autocomplete)
     @commander_only()
@@ -453,10 +465,15 @@ class Commander(commands.Cog):
         interaction: discord.Interaction[DuelBot],
         duel: DuelId,
         reason: app_commands.Range[str, 1, 300],
+        round: app_commands.Range[int, DUEL_NUMBER_MIN, DUEL_NUMBER_MAX] | None = None,
     ) -> None:
         guild_id = await require_guild(interaction)
         view = await services_of(self.bot).duels.undo_round(
-            duel_id=duel, guild_id=guild_id, actor_id=interaction.user.id, reason=reason
+            duel_id=duel,
+            guild_id=guild_id,
+            actor_id=interaction.user.id,
+            reason=reason,
+            round_no=round,
         )
         await interaction.followup.send(
             f"The last result of duel #{view.id} was undone; the duel is "

@@ -22,6 +22,7 @@ from bot.discord.checks import answer_privately, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import ALL_RULESETS, AnyMember
 from bot.discord.errors import reply_ephemeral, user_message
+from bot.discord.flood import refuse_over_budget
 from bot.presentation.discord_ladder import leaderboard_embed, record_embed
 from bot.services.errors import InvalidInput
 from bot.services.ladder_views import LeaderboardPage
@@ -67,6 +68,9 @@ class LeaderboardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template
         await self.clicked(interaction)
 
     async def clicked(self, interaction: discord.Interaction[DuelBot]) -> None:
+        # A page is a ranked read: within the member's budget of expensive answers.
+        if await refuse_over_budget(interaction, interaction.client.expensive, "leaderboards"):
+            return
         try:
             guild_id = await require_guild(interaction)
             page = await services_of(interaction.client).ratings.leaderboard(
@@ -143,6 +147,8 @@ class Ladder(commands.Cog):
         ruleset: str | None = None,
         page: app_commands.Range[int, 1, PAGE_MAX] = 1,
     ) -> None:
+        if await refuse_over_budget(interaction, self.bot.expensive, "leaderboards"):
+            return
         await answer_privately(interaction)
         guild_id = await require_guild(interaction)
         if not 1 <= page <= PAGE_MAX:  # a client that ignores the registered range
