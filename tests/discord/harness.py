@@ -64,6 +64,13 @@ class World:
         return await handle.reply()
 
 
+async def forum_duellists(w: World, forum_id: int) -> None:
+    """The server's duel forum set to ``forum_id``, and Ann's and Bob's stats set."""
+    await w.slash(w.commander, "config", "duel-forum", channel=forum_id)
+    await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
+    await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+
+
 def populate(fake: FakeDiscord) -> dict[str, Any]:
     guild = fake.add_guild("Duel Hall")
     channel_id = guild.channel_ids[0]

@@ -15,7 +15,7 @@ import pytest
 
 from bot.db.engine import Database
 from bot.discord.forum import tags_for
-from tests.discord.harness import populate, running_world
+from tests.discord.harness import forum_duellists, populate, running_world
 from tests.discord.test_full_duel import all_text
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.forum import CANNOT_SEND_IN_FORUM, CHANNEL_FORUM, TAG_REQUIRED
@@ -183,9 +183,7 @@ async def test_duel_start_in_a_thread_or_forum_post_keeps_the_duel_there(
     forum = fake.add_forum_channel(people["guild"].id, "duels", tags=["open"])
     thread = fake.add_thread(people["channel_id"], "ladder night")
     async with running_world(fake, database, people, thread_per_duel=True) as w:
-        await w.slash(w.commander, "config", "duel-forum", channel=forum.id)
-        await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
-        await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+        await forum_duellists(w, forum.id)
         handle = await fake.invoke_slash(
             w.guild.id,
             thread.id,
@@ -267,9 +265,7 @@ async def test_a_retried_card_finds_the_post_an_earlier_attempt_made(
     people = populate(fake)
     forum = fake.add_forum_channel(people["guild"].id, "duels", tags=["open", "ended"])
     async with running_world(fake, database, people) as w:
-        await w.slash(w.commander, "config", "duel-forum", channel=forum.id)
-        await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
-        await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+        await forum_duellists(w, forum.id)
         real_attach = w.services.duels.attach_thread
         failures: list[int] = []
 
@@ -383,9 +379,7 @@ async def test_a_deleted_forum_post_sends_the_result_to_the_commander(
     people = populate(fake)
     forum = fake.add_forum_channel(people["guild"].id, "duels", tags=["open", "ended"])
     async with running_world(fake, database, people) as w:
-        await w.slash(w.commander, "config", "duel-forum", channel=forum.id)
-        await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
-        await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+        await forum_duellists(w, forum.id)
         duel_id = _duel_id(await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id))
         await w.slash(w.commander, "round", "open", duel=duel_id)
         (post,) = await _post_of(fake, forum.id)

@@ -26,7 +26,7 @@ from bot.db.engine import Database
 from bot.db.models import OutboxPost
 from bot.discord.workers import poster, webhooks
 from bot.presentation.discord_posts import marker_ids
-from tests.discord.harness import World, populate, running_world
+from tests.discord.harness import World, forum_duellists, populate, running_world
 from tests.discord.test_full_duel import setup_duel
 from tests.fakediscord import FakeDiscord
 
@@ -315,9 +315,7 @@ async def test_forum_post_and_result_with_dropped_answers(
     people = populate(fake)
     forum = fake.add_forum_channel(people["guild"].id, "duels", tags=["open", "ended"])
     async with running_world(fake, database, people) as w:
-        await w.slash(w.commander, "config", "duel-forum", channel=forum.id)
-        await w.slash(w.commander, "stats", "set", member=w.ann.id, str=5, agi=3)
-        await w.slash(w.commander, "stats", "set", member=w.bob.id, str=4, agi=2)
+        await forum_duellists(w, forum.id)
         fake.drop_response_next("POST", f"/channels/{forum.id}/threads")
         reply = await w.slash(w.commander, "duel", "start", a=w.ann.id, b=w.bob.id)
         duel_id = int(reply.content.split("Duel #")[1].split()[0])
