@@ -595,6 +595,11 @@ async def run_service(cfg: Config, tmp: Path) -> ServiceRun:
             await services.duels.submit_move(user_id=duel.a.user_id, move="evade", via="dm_text")
             submits.append(time.perf_counter() - t)
         for duel in active[: cfg.closes]:
+            # Before its deadline a round closes only once both have moved (issue 23), as
+            # in the Discord run, where B's click precedes the close.
+            await services.duels.submit_move(
+                user_id=duel.b.user_id, move="side_swipe", via="dm_button"
+            )
             t = time.perf_counter()
             await services.duels.close_round(duel_id=duel.duel_id, guild_id=1, actor_id=ACTOR)
             closes.append(time.perf_counter() - t)

@@ -213,9 +213,14 @@ async def run_backend(backend: str, args: argparse.Namespace) -> None:
                 ),
                 1,
             )
-            await services.duels.end_duel(
-                duel_id=duel.id, guild_id=HISTORY_GUILD, actor_id=9, reason="bench"
+            # An undone deciding round cannot be ended by a commander (issue 23): the
+            # duel is decided again by its next round, as a real duel would be.
+            await services.duels.open_round(duel_id=duel.id, guild_id=HISTORY_GUILD, actor_id=9)
+            await services.duels.submit_move(
+                user_id=a.user_id, move="evade", via="slash", duel_id=duel.id,
+                guild_id=HISTORY_GUILD,
             )
+            await services.duels.close_round(duel_id=duel.id, guild_id=HISTORY_GUILD, actor_id=9)
         print(figures("close that ends a duel (append)", closes))
         print(figures("undo of that close (replay)", undos))
         check = await ratings.rebuild(HISTORY_GUILD, RULESET, check_only=True)
