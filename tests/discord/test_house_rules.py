@@ -328,9 +328,10 @@ async def test_locked_is_parsed_as_a_boolean(
 ) -> None:
     """`{"locked": "false"}` started a duel locked (bool("false")) while /duel status showed
     no lock. Now a bool is parsed by its type: "false" is false, "true"/"yes"/1 true, and the
-    status and the export say what runs; anything else is refused naming true/false."""
+    status and the export say what runs; anything else is refused naming true/false. (Twelve
+    exports by one commander: the per-member export budget is off here.)"""
     fake = fake_discord
-    async with running_world(fake, database) as w:
+    async with running_world(fake, database, limits=LimitSettings(export_burst=0)) as w:
         for member, (s, a) in ((w.ann, (5, 3)), (w.bob, (4, 2))):
             await w.slash(w.commander, "stats", "set", member=member.id, str=s, agi=a)
         for params, locked in (
