@@ -483,6 +483,15 @@ def _check_round(
     missing = _not_present(rules, r, secret)
     if missing:
         check.skipped = f"withheld while the duel runs: {', '.join(missing)}"
+        # Without re-adjudication the rolls' number is unknown; the public log states
+        # them, so a deleted or added roll still shows.
+        stated = rules.stated_dice(result.get("log"))
+        published = [roll.get("value") if isinstance(roll, Mapping) else roll for roll in rolls]
+        if stated is not None and stated != published:
+            check.mismatches.append(
+                f"rolls: published values {_show(published)}, but the round's log states "
+                f"{_show(stated)}"
+            )
         if r.get("outcome") != result.get("outcome"):
             check.mismatches.append(
                 f"outcome: published {_show(r.get('outcome'))}, its result says "

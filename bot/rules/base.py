@@ -12,6 +12,7 @@ import them from ``bot.rules.base``; they delegate to ``bot.rules.registry``.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -272,6 +273,24 @@ class Ruleset(ABC):
         ``duellists``, each side's sheet as snapshotted at the start), or None when the
         ruleset cannot say (then the archive page does not check the dice)."""
         return self.dice or None
+
+    def stated_dice(self, log: object) -> list[int] | None:
+        """The dice values a round's log states, in order, by ``log_dice_pattern`` (the
+        archive page's ``statedValues``, and ``duelbot verify``'s check of a round it cannot
+        re-adjudicate); None when the ruleset does not say how its log states dice. A log
+        that is not a list of lines states nothing."""
+        if self.log_dice_pattern is None:
+            return None
+        values: list[int] = []
+        lines = log if isinstance(log, list) else []
+        for line in lines:
+            if not isinstance(line, str):
+                continue
+            for match in re.finditer(self.log_dice_pattern, line):
+                for group in match.groups():
+                    if group is not None:
+                        values += [int(v) for v in group.split(", ") if v.isdecimal()]
+        return values
 
     @abstractmethod
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:

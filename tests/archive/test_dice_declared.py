@@ -19,17 +19,6 @@ from tests.cli.duels import RULESETS, play_duel
 from tests.services.helpers import GUILD
 
 
-def stated_values(pattern: str, log: list[str]) -> list[int]:
-    """The dice values a round's log states (the page's `statedValues`)."""
-    values: list[int] = []
-    for line in log:
-        for match in re.finditer(pattern, line):
-            for group in match.groups():
-                if group is not None:
-                    values += [int(v) for v in group.split(", ")]
-    return values
-
-
 def test_every_ruleset_declares_its_dice_and_its_log_pattern() -> None:
     for rules in all_rulesets():
         assert rules.log_dice_pattern, rules.id
@@ -57,7 +46,7 @@ async def test_a_whole_duel_rolls_declared_dice_and_its_log_states_every_roll(
         rolls = result.get("rolls", [])
         rounds_with_rolls += bool(rolls)
         assert {roll["sides"] for roll in rolls} <= set(dice), (r["number"], dice)
-        assert stated_values(pattern, result.get("log", [])) == [roll["value"] for roll in rolls], (
+        assert rules.stated_dice(result.get("log", [])) == [roll["value"] for roll in rolls], (
             r["number"],
             result.get("log"),
             rolls,

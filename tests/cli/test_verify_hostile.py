@@ -116,6 +116,33 @@ def test_foeq_withholds_only_the_secret_steps_choices(exports: Exports) -> None:
     )
 
 
+
+@pytest.mark.parametrize("forgery", ["last roll deleted", "every roll deleted", "roll added"])
+def test_a_round_verify_cannot_readjudicate_still_has_its_logged_rolls(
+    exports: Exports, forgery: str
+) -> None:
+    """A secret FoEQ step of a running duel is not re-adjudicated, so the number of its rolls
+    is not known from the rules; its public log states them (the ruleset's
+    ``log_dice_pattern``, as the archive page checks), so a deleted or added roll is a
+    mismatch, not an "all hold" (found by the property test after issue 23's first pass)."""
+    doc = exports[(FOEQ, "live")]
+    setup = doc["rounds"][0]
+    assert setup["withheld"] and len(setup["result"]["rolls"]) >= 2
+
+    def forge(d: dict[str, Any]) -> None:
+        rolls = d["rounds"][0]["result"]["rolls"]
+        if forgery == "last roll deleted":
+            rolls.pop()
+        elif forgery == "every roll deleted":
+            rolls.clear()
+        else:
+            extra = dict(rolls[-1], label=rolls[-1]["label"].rsplit(":", 1)[0] + f":{len(rolls)}")
+            rolls.append(extra)
+
+    code, out, _ = run(["verify", "-"], json.dumps(_forged(doc, forge)).encode())
+    assert code == 1, out
+    assert "NOT VERIFIED: round 1: rolls" in out, out
+
 def test_the_withheld_declarations() -> None:
     rule, axe, foeq = (get_ruleset(r) for r in RULESETS)
     assert rule.withholdable({}) == axe.withholdable({}) == frozenset()
