@@ -421,6 +421,24 @@ class CrashRun:
                     "closed rounds"
                 )
 
+    async def settle_deadlines(self) -> None:
+        """Wait until no round with a deadline is still open. A commander cannot close a
+        round before its deadline while a move is missing (issue 23), so rounds opened late
+        in the stream close at their deadline (at most 5 s ahead), possibly after the drain;
+        their results must be counted, not caught half-posted."""
+        end = time.monotonic() + DRAIN_TIMEOUT
+        while time.monotonic() < end:
+            async with self.db.transaction() as session:
+                waiting = (
+                    await session.execute(
+                        select(Round.id).where(Round.status == "open", Round.deadline.is_not(None))
+                    )
+                ).first()
+            if waiting is None:
+                return
+            await asyncio.sleep(0.1)
+        self.result.violations.append("a round with a deadline was still open long after it")
+
     async def drain(self) -> float:
         began = time.monotonic()
         while True:
@@ -559,6 +577,7 @@ class CrashRun:
                 self.result.violations.append(f"driver error: {outcome!r}")
         await self.probe_button()
         await self.check_deadline_probe(probe_deadline)
+        await self.settle_deadlines()
         self.result.drain_s = round(await self.drain(), 3)
         await asyncio.sleep(0.3)  # the last receipts reach the fake
         await self.check_database("at the end")
