@@ -19,17 +19,8 @@ from .interactions import (
     InteractionRecord,
     InteractionReply,
 )
-from .limits import (
-    check_autocomplete,
-)
-from .models import (
-    FLAG_EPHEMERAL,
-    FLAG_LOADING,
-    JSON,
-    FakeChannel,
-    FakeMessage,
-    iso_now,
-)
+from .limits import check_autocomplete
+from .models import FLAG_EPHEMERAL, FLAG_LOADING, JSON, FakeChannel, FakeMessage, iso_now
 from .options import validate_command
 from .routing import Ctx, NoContent
 from .webhooks import WebhooksMixin

@@ -11,15 +11,8 @@ from typing import Any
 from . import payloads as P
 from .faults import FaultsMixin
 from .gateway import GatewayServer, GatewaySession
-from .interactions import (
-    wait_until,
-)
-from .models import (
-    JSON,
-    FakeGuild,
-    FakeMember,
-    FakeMessage,
-)
+from .interactions import wait_until
+from .models import JSON, FakeGuild, FakeMember, FakeMessage
 from .routing import Ctx
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import time
 
-from .models import (
-    JSON,
-)
+from .models import JSON
 from .ratelimits import RateLimiter, RateLimitHit, RateLimits
 from .routing import Fault, path_regex
 from .state import StandinState

@@ -10,14 +10,8 @@ from typing import Any
 
 from . import payloads as P
 from .commands import CommandsMixin
-from .interactions import (
-    InteractionHandle,
-    InteractionRecord,
-)
-from .limits import (
-    lone_surrogate_path,
-    typed_text_problem,
-)
+from .interactions import InteractionHandle, InteractionRecord
+from .limits import lone_surrogate_path, typed_text_problem
 from .messages import MENTION
 from .models import (
     CHANNEL_TEXT,

@@ -13,13 +13,8 @@ from .errors import ApiError, invalid_form
 from .events import EventsMixin
 from .faults import DM_REFUSALS
 from .forum_model import refuse_message
-from .interactions import (
-    InteractionRecord,
-    wait_until,
-)
-from .limits import (
-    check_message,
-)
+from .interactions import InteractionRecord, wait_until
+from .limits import check_message
 from .models import (
     FLAG_EPHEMERAL,
     FLAG_LOADING,

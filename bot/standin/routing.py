@@ -9,10 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import invalid_form
-from .models import (
-    JSON,
-    RecordedFile,
-)
+from .models import JSON, RecordedFile
 
 Handler = Callable[["Ctx"], Awaitable[Any]]
 

@@ -27,14 +27,8 @@ from .errors import ApiError
 from .faults import CANNOT_DM, DM_REFUSALS, NO_MUTUAL_GUILDS
 from .gateway import GatewayServer
 from .injection import UserSideMixin
-from .limits import (
-    LimitRefused,
-    check_unicode,
-)
-from .models import (
-    RecordedFile,
-    RecordedRequest,
-)
+from .limits import LimitRefused, check_unicode
+from .models import RecordedFile, RecordedRequest
 from .ratelimits import RateLimits
 from .routing import Ctx, Fault, Handler, NoContent, method_matches, path_regex
 

@@ -12,10 +12,7 @@ from collections.abc import Callable
 
 from .errors import ApiError
 from .forum_model import ForumState
-from .interactions import (
-    InteractionRecord,
-    wait_until,
-)
+from .interactions import InteractionRecord, wait_until
 from .models import (
     ADMINISTRATOR,
     ALL_PERMISSIONS,

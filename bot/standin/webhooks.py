@@ -11,15 +11,8 @@ from . import forum
 from . import payloads as P
 from .channels import ChannelsMixin
 from .errors import ApiError
-from .interactions import (
-    InteractionRecord,
-    InteractionReply,
-    ReplyKind,
-)
-from .limits import (
-    check_webhook_count,
-    check_webhook_name,
-)
+from .interactions import InteractionRecord, InteractionReply, ReplyKind
+from .limits import check_webhook_count, check_webhook_name
 from .models import (
     FLAG_LOADING,
     JSON,
