@@ -31,6 +31,7 @@ from .models import (
 )
 from .routing import Ctx, NoContent
 
+#: A user mention in message content (<@id> or <@!id>); injection.py uses it too.
 MENTION = re.compile(r"<@!?(\d+)>")
 
 

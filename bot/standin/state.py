@@ -150,6 +150,7 @@ class StandinState:
         self.users[user.id] = user
         return user
 
+    # Here rather than in channels.py: forum.py (below the channel layer) builds forums on it.
     def _make_text_channel(
         self,
         guild_id: int,
@@ -212,6 +213,7 @@ class StandinState:
 
         return await wait_until(check, timeout, lambda: f"{count} x {method} {path}")
 
+    # Each resource mixin registers its handlers here (its _register_*_routes method).
     def route(self, method: str, template: str) -> Callable[[Handler], Handler]:
         def deco(fn: Handler) -> Handler:
             self._routes.append((method, path_regex(template), template, fn))
