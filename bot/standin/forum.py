@@ -20,17 +20,35 @@ and the stand-in with it:
   400, 220001.
 - ``GET /guilds/{guild_id}/threads/active`` lists the active threads (posts included).
 
-The server keeps its edits to these hooks: :func:`refuse_message`, :func:`start_post`,
-:func:`edit_thread`, :func:`check_webhook_target` and :func:`register_routes`.
+The server keeps its edits to these hooks: :func:`refuse_message` (in forum_model.py, which
+the message layer below this module uses), :func:`start_post`, :func:`edit_thread`,
+:func:`check_webhook_target` and :func:`register_routes`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import payloads as P
 from .errors import ApiError, invalid_form
+from .forum_model import (
+    CANNOT_SEND_IN_FORUM,
+    CHANNEL_FORUM,
+    CHANNEL_MEDIA,
+    FLAG_REQUIRE_TAG,
+    MANAGE_THREADS,
+    MAX_APPLIED_TAGS,
+    MAX_AVAILABLE_TAGS,
+    MISSING_PERMISSIONS,
+    TAG_NAME_MAX,
+    TAG_REQUIRED,
+    THREAD_ONLY_TYPES,
+    WEBHOOK_FORUM_NEEDS_THREAD,
+    FakeTag,
+    ForumState,
+    refuse_message,
+)
+from .messages import MessagesMixin
 from .models import (
     CHANNEL_PUBLIC_THREAD,
     JSON,
@@ -39,82 +57,11 @@ from .models import (
     FakeChannel,
     RecordedFile,
 )
-
-if TYPE_CHECKING:
-    from .server import Ctx, FakeDiscord
-
-CHANNEL_FORUM = 15
-CHANNEL_MEDIA = 16
-THREAD_ONLY_TYPES = (CHANNEL_FORUM, CHANNEL_MEDIA)
-MANAGE_THREADS = 1 << 34
-FLAG_REQUIRE_TAG = 1 << 4
-MAX_APPLIED_TAGS = 5
-MAX_AVAILABLE_TAGS = 20
-TAG_NAME_MAX = 20
-
-CANNOT_SEND_IN_FORUM = 40058
-TAG_REQUIRED = 40067
-WEBHOOK_FORUM_NEEDS_THREAD = 220001
-MISSING_PERMISSIONS = 50013
-
-
-@dataclass
-class FakeTag:
-    id: int
-    name: str
-    moderated: bool = False
-    emoji_name: str | None = None
-
-    def to_payload(self) -> JSON:
-        return {
-            "id": str(self.id),
-            "name": self.name,
-            "moderated": self.moderated,
-            "emoji_id": None,
-            "emoji_name": self.emoji_name,
-        }
-
-
-@dataclass
-class ForumState:
-    """Forum-only state, beside the channels: the tags of each forum, its flags, and the
-    tags applied to each post."""
-
-    tags: dict[int, list[FakeTag]] = field(default_factory=dict)  # forum id -> tags
-    flags: dict[int, int] = field(default_factory=dict)  # forum id -> channel flags
-    applied: dict[int, list[int]] = field(default_factory=dict)  # post id -> tag ids
-
-    def is_forum(self, ch: FakeChannel) -> bool:
-        return ch.type in THREAD_ONLY_TYPES
-
-    def tag_named(self, forum_id: int, name: str) -> FakeTag:
-        for tag in self.tags.get(forum_id, []):
-            if tag.name == name:
-                return tag
-        raise KeyError(f"forum {forum_id} has no tag {name!r}")
-
-    def applied_names(self, thread_id: int, forum_id: int) -> list[str]:
-        by_id = {t.id: t.name for t in self.tags.get(forum_id, [])}
-        return [by_id.get(i, str(i)) for i in self.applied.get(thread_id, [])]
-
-    def fields(self, ch: FakeChannel) -> JSON:
-        """The forum fields of a channel payload (nothing for other channels)."""
-        if ch.id in self.tags:
-            return {
-                "available_tags": [t.to_payload() for t in self.tags[ch.id]],
-                "flags": self.flags.get(ch.id, 0),
-                "default_reaction_emoji": None,
-                "default_sort_order": None,
-                "default_forum_layout": 0,
-                "default_thread_rate_limit_per_user": 0,
-            }
-        if ch.id in self.applied:
-            return {"applied_tags": [str(i) for i in self.applied[ch.id]]}
-        return {}
+from .routing import Ctx
 
 
 def add_forum_channel(
-    fake: FakeDiscord,
+    fake: MessagesMixin,
     guild_id: int,
     name: str,
     *,
@@ -136,14 +83,8 @@ def add_forum_channel(
     return ch
 
 
-def refuse_message(ch: FakeChannel) -> None:
-    """POST /channels/{id}/messages on a forum: Discord refuses it."""
-    if ch.type in THREAD_ONLY_TYPES:
-        raise ApiError(400, CANNOT_SEND_IN_FORUM, "Cannot send a message in a forum channel")
-
-
 def check_webhook_target(
-    fake: FakeDiscord, hook_channel: FakeChannel, thread_id: str | None
+    fake: MessagesMixin, hook_channel: FakeChannel, thread_id: str | None
 ) -> None:
     if hook_channel.type in THREAD_ONLY_TYPES and not thread_id:
         raise ApiError(
@@ -160,13 +101,13 @@ def check_webhook_target(
             raise ApiError(400, 50035, "Invalid Form Body")
 
 
-def _has(fake: FakeDiscord, guild_id: int | None, permission: int) -> bool:
+def _has(fake: MessagesMixin, guild_id: int | None, permission: int) -> bool:
     if guild_id is None:
         return True
     return fake.bot_permissions(guild_id) & permission == permission
 
 
-def _tags(fake: FakeDiscord, forum: FakeChannel, raw: Any, before: list[int]) -> list[int]:
+def _tags(fake: MessagesMixin, forum: FakeChannel, raw: Any, before: list[int]) -> list[int]:
     """Validated ``applied_tags`` for a post of ``forum``."""
     if not isinstance(raw, list):
         raise invalid_form("applied_tags", "Must be an array of snowflakes")
@@ -200,7 +141,7 @@ def _tags(fake: FakeDiscord, forum: FakeChannel, raw: Any, before: list[int]) ->
 
 
 def start_post(
-    fake: FakeDiscord, forum: FakeChannel, body: JSON, files: list[RecordedFile]
+    fake: MessagesMixin, forum: FakeChannel, body: JSON, files: list[RecordedFile]
 ) -> JSON:
     """POST /channels/{forum_id}/threads: a post, its first message sharing its id."""
     if not _has(fake, forum.guild_id, VIEW_CHANNEL | SEND_MESSAGES):
@@ -252,7 +193,7 @@ def start_post(
     return P.channel(fake, thread) | {"message": P.message(fake, first)}
 
 
-def edit_thread(fake: FakeDiscord, ch: FakeChannel, body: JSON) -> None:
+def edit_thread(fake: MessagesMixin, ch: FakeChannel, body: JSON) -> None:
     """The forum part of PATCH /channels/{id}: ``applied_tags`` of a post."""
     if "applied_tags" not in body:
         return
@@ -266,7 +207,7 @@ def edit_thread(fake: FakeDiscord, ch: FakeChannel, body: JSON) -> None:
     )
 
 
-def register_routes(fake: FakeDiscord) -> None:
+def register_routes(fake: MessagesMixin) -> None:
     @fake.route("GET", "/guilds/{guild_id}/threads/active")
     async def active_threads(ctx: Ctx) -> Any:
         guild = fake._guild(ctx.int_param("guild_id"))
@@ -284,7 +225,13 @@ __all__ = [
     "FLAG_REQUIRE_TAG",
     "MANAGE_THREADS",
     "TAG_REQUIRED",
+    "THREAD_ONLY_TYPES",
     "FakeTag",
     "ForumState",
     "add_forum_channel",
+    "check_webhook_target",
+    "edit_thread",
+    "refuse_message",
+    "register_routes",
+    "start_post",
 ]

@@ -9,10 +9,11 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from . import payloads as P
 from .models import (
     INTENT_DIRECT_MESSAGES,
     INTENT_GUILD_MEMBERS,
@@ -20,9 +21,7 @@ from .models import (
     INTENT_GUILDS,
     JSON,
 )
-
-if TYPE_CHECKING:
-    from .server import FakeDiscord
+from .state import StandinState
 
 log = logging.getLogger("fakediscord.gateway")
 
@@ -146,7 +145,7 @@ async def _writer(ws: web.WebSocketResponse, queue: asyncio.Queue[_Outgoing]) ->
 class GatewayServer:
     """Owns the sessions; ``handle`` is the aiohttp handler for GET /gateway (websocket)."""
 
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: StandinState) -> None:
         self.fake = fake
         self.sessions: dict[str, GatewaySession] = {}
         #: Every frame received from clients: (shard_id or None, frame).
@@ -282,7 +281,7 @@ class GatewayServer:
         session.dispatch("READY", ready)
         if session.intents & INTENT_GUILDS:
             for g in guilds:
-                session.dispatch("GUILD_CREATE", fake.guild_create_payload(g))
+                session.dispatch("GUILD_CREATE", P.guild_create(fake, g))
         return session
 
     async def _resume(self, ws: web.WebSocketResponse, data: JSON) -> GatewaySession | None:

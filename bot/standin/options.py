@@ -6,13 +6,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from . import payloads as P
 from .errors import ApiError, invalid_form
 from .models import JSON, FakeChannel, FakeMember, FakeRole, FakeUser, RecordedFile
-
-if TYPE_CHECKING:
-    from .server import FakeDiscord
+from .state import StandinState
 
 SUB_COMMAND = 1
 SUB_COMMAND_GROUP = 2
@@ -115,7 +114,7 @@ def validate_command(raw: JSON) -> None:
 # ---------------------------------------------------------------------------------------
 # building interaction data
 # ---------------------------------------------------------------------------------------
-def find_command(fake: FakeDiscord, name: str, guild_id: int | None) -> JSON | None:
+def find_command(fake: StandinState, name: str, guild_id: int | None) -> JSON | None:
     pools = ([fake.guild_commands.get(guild_id, [])] if guild_id is not None else []) + [
         fake.global_commands
     ]
@@ -163,7 +162,7 @@ def _child(options: list[JSON] | None, name: str, otype: int, what: str, cmd_nam
 
 
 def build_command_data(
-    fake: FakeDiscord,
+    fake: StandinState,
     cmd: JSON | None,
     name: str,
     group: str | None,
@@ -270,7 +269,7 @@ def _check_value(name: str, value: Any, spec: JSON | None) -> None:
             raise ValueError(f"fakediscord: option {name} length {len(value)} outside [{lo}, {hi}]")
 
 
-def _user_resolved(fake: FakeDiscord, uid: int, guild_id: int | None, resolved: JSON) -> None:
+def _user_resolved(fake: StandinState, uid: int, guild_id: int | None, resolved: JSON) -> None:
     user = fake.users.get(uid)
     if user is None:
         raise KeyError(f"fakediscord: unknown user {uid} in an option")
@@ -285,7 +284,7 @@ def _user_resolved(fake: FakeDiscord, uid: int, guild_id: int | None, resolved: 
 
 
 def _build_option(
-    fake: FakeDiscord,
+    fake: StandinState,
     name: str,
     otype: int,
     value: Any,
@@ -294,8 +293,6 @@ def _build_option(
     user_id: int,
     resolved: JSON,
 ) -> JSON:
-    from . import payloads as P
-
     out: JSON = {"name": name, "type": otype}
     if otype == STRING:
         out["value"] = str(value)

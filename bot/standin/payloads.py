@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .models import (
     ADD_REACTIONS,
     ATTACH_FILES,
@@ -22,9 +20,7 @@ from .models import (
     iso_now,
     snowflake_time,
 )
-
-if TYPE_CHECKING:
-    from .server import FakeDiscord
+from .state import StandinState
 
 DM_APP_PERMISSIONS = (
     VIEW_CHANNEL
@@ -37,7 +33,7 @@ DM_APP_PERMISSIONS = (
 )
 
 
-def channel(fake: FakeDiscord, ch: FakeChannel) -> JSON:
+def channel(fake: StandinState, ch: FakeChannel) -> JSON:
     if ch.type == CHANNEL_DM:
         return {
             "id": str(ch.id),
@@ -91,7 +87,7 @@ def channel(fake: FakeDiscord, ch: FakeChannel) -> JSON:
 
 
 def attachment(
-    fake: FakeDiscord, channel_id: int, aid: int, rf: RecordedFile, description: str | None
+    fake: StandinState, channel_id: int, aid: int, rf: RecordedFile, description: str | None
 ) -> JSON:
     url = f"{fake.base_url}/attachments/{channel_id}/{aid}/{rf.filename}"
     data: JSON = {
@@ -107,7 +103,7 @@ def attachment(
     return data
 
 
-def message(fake: FakeDiscord, msg: FakeMessage, *, gateway: bool = False) -> JSON:
+def message(fake: StandinState, msg: FakeMessage, *, gateway: bool = False) -> JSON:
     author: JSON
     if msg.from_webhook:
         author = FakeUser(
@@ -180,7 +176,7 @@ def message(fake: FakeDiscord, msg: FakeMessage, *, gateway: bool = False) -> JS
     return data
 
 
-def application(fake: FakeDiscord) -> JSON:
+def application(fake: StandinState) -> JSON:
     return {
         "id": str(fake.application_id),
         "name": fake.bot_user.username,
@@ -205,7 +201,7 @@ def application(fake: FakeDiscord) -> JSON:
     }
 
 
-def guild(fake: FakeDiscord, g: FakeGuild) -> JSON:
+def guild(fake: StandinState, g: FakeGuild) -> JSON:
     return {
         "id": str(g.id),
         "name": g.name,
@@ -242,7 +238,7 @@ def guild(fake: FakeDiscord, g: FakeGuild) -> JSON:
     }
 
 
-def guild_create(fake: FakeDiscord, g: FakeGuild) -> JSON:
+def guild_create(fake: StandinState, g: FakeGuild) -> JSON:
     chans = [fake.channels[c] for c in g.channel_ids]
     data = guild(fake, g)
     data.update(
@@ -264,7 +260,7 @@ def guild_create(fake: FakeDiscord, g: FakeGuild) -> JSON:
 
 
 def interaction(
-    fake: FakeDiscord,
+    fake: StandinState,
     iid: int,
     token: str,
     itype: int,
