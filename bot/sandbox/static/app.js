@@ -395,11 +395,13 @@ async function act(label, call, done) {
       ? [reply.content, ...(reply.embeds || []).map((e) => e.title || e.description)].filter(Boolean).join(" — ")
       : "";
     if (done) done(summary);
+    // "done" once the page shows the outcome (the messages and the next step).
+    await refreshMessages(true).catch(() => {});
     setStatus(summary ? `${label}: ${summary}` : `${label}: done`, "done");
   } catch (error) {
+    await refreshMessages(true).catch(() => {});
     setStatus(`${label}: ${error.message}`, "error");
   }
-  await refreshMessages(true);
 }
 
 function clickButton(userId, messageId, customId, values) {
@@ -682,7 +684,11 @@ function guideNode(className) {
   const step = nextStep();
   if (!step) return null;
   const button = el("button", {type: "button", class: "guide-fill", text: step.button});
-  button.addEventListener("click", () => step.fill());
+  button.addEventListener("click", async () => {
+    document.body.dataset.guide = "filling";  // tests wait for "filled"
+    await step.fill();
+    document.body.dataset.guide = "filled";
+  });
   return el("div", {class: className}, el("p", {class: "guide-text", text: step.text}), button);
 }
 
