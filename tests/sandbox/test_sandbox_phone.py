@@ -75,6 +75,27 @@ def guided(web: Any) -> str:
     return text
 
 
+def tab_through(web: Any, presses: int = 80) -> set[str]:
+    """What Tab focuses, from the top of the page: ids, or a kind for repeated controls."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    web.execute_script("document.activeElement && document.activeElement.blur();"
+                       "window.focus(); document.body.focus()")
+    seen: set[str] = set()
+    for _ in range(presses):
+        ActionChains(web).send_keys(Keys.TAB).perform()
+        seen.add(str(web.execute_script(
+            "const e = document.activeElement;"
+            "if (e.matches('#channel-list a')) return 'channel-link';"
+            "if (e.matches('#dm-list a')) return 'dm-link';"
+            "if (e.matches('button.component')) return 'component';"
+            "if (e.matches('.guide-fill')) return 'guide-fill';"
+            "return e.id || e.tagName"
+        )))
+    return seen
+
+
 def run(web: Any) -> str:
     return act(web, lambda: click(web, "#run-command"))
 
@@ -151,7 +172,15 @@ def test_a_guided_first_round(tmp_path: Path, sandbox_browser: Any, size: tuple[
             shot(web, "dm-buttons", size)
             assert_accessible(web, "sandbox DMs")
             strike = "#messages button.component[data-custom-id$=':full_frontal_strike']"
-            act(web, lambda: click(web, strike))
+            # By keyboard alone: Tab reaches every kind of control; Enter presses the move.
+            reached = tab_through(web)
+            wanted = {"acting-as", "guide-fill", "dm-input", "dm-send", "command-select",
+                      "run-command", "component", "messages"}
+            wanted |= {"menu-button"} if size == PHONE else {"channel-link", "dm-link"}
+            assert wanted <= reached, wanted - reached
+            by_css(web, strike)[0].send_keys(Keys.ENTER)  # focuses it on the way
+            status = by_css(web, "#action-status")[0]
+            wait(web, lambda: "Full Frontal Strike" in status.text, timeout=30)
 
             # The close: back in the channel, acting as the commander again.
             assert "/round close" in guided(web)
