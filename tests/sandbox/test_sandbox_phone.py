@@ -255,10 +255,11 @@ def test_a_guided_first_round(tmp_path: Path, sandbox_browser: Any, size: tuple[
                 assert focused.get_attribute("data-dm-user-id") or focused.get_attribute(
                     "data-channel-id"
                 )
+                assert "run-command" not in tab_through(web, 20), "Tab left the open drawer"
                 screen_is_sound(web, "drawer")
                 shot(web, "drawer", size)
                 assert_accessible(web, "sandbox drawer")
-                focused.send_keys(Keys.ESCAPE)
+                web.switch_to.active_element.send_keys(Keys.ESCAPE)
                 wait(web, lambda: menu.get_attribute("aria-expanded") == "false")
         finally:
             web.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -323,6 +323,7 @@ function openDrawer() {
   document.body.classList.add("drawer-open");
   $("menu-button").setAttribute("aria-expanded", "true");
   $("scrim").hidden = false;
+  $("view").inert = true;  // Tab stays in the drawer and the top bar while it covers the page
   const current = document.querySelector("#sidebar a[aria-current='page']") || document.querySelector("#sidebar a");
   if (current) current.focus();
 }
@@ -332,6 +333,7 @@ function closeDrawer() {
   document.body.classList.remove("drawer-open");
   $("menu-button").setAttribute("aria-expanded", "false");
   $("scrim").hidden = true;
+  $("view").inert = false;
   $("menu-button").focus();
 }
 
