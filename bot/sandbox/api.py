@@ -11,6 +11,7 @@ import base64
 import binascii
 import logging
 import math
+import mimetypes
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -80,6 +81,7 @@ class SandboxApi:
             ("GET", "/api/changes", self.changes),
             ("GET", "/api/channels/{channel_id}/messages", self.channel_messages),
             ("GET", "/api/people/{user_id}/dms", self.dms),
+            ("GET", "/api/attachments/{attachment_id}/{filename}", self.attachment),
             ("POST", "/api/people/{user_id}/dm", self.send_dm),
             ("POST", "/api/people/{user_id}/click", self.click),
             ("POST", "/api/people/{user_id}/slash", self.slash),
@@ -92,15 +94,16 @@ class SandboxApi:
     def _json(self, handler: Handler) -> Handler:
         async def wrapped(request: web.Request) -> web.Response:
             try:
-                return web.json_response(await handler(request))
+                answer = await handler(request)
+                if isinstance(answer, web.Response):  # a file, not JSON
+                    return answer
+                return web.json_response(answer)
             except BadRequest as exc:
                 return web.json_response({"error": str(exc)}, status=exc.status)
             except (LookupError, ValueError, TypeError) as exc:
                 # The stand-in's own checks: what the Discord client would not let one send.
                 message = str(exc.args[0]) if exc.args else str(exc)
-                return web.json_response(
-                    {"error": message.removeprefix("fakediscord: ")}, status=400
-                )
+                return web.json_response({"error": plain_words(message)}, status=400)
             except Exception as exc:  # a bug of ours: one JSON line, the traceback in the log
                 log.exception("sandbox API %s %s failed", request.method, request.path)
                 return web.json_response(
@@ -209,6 +212,41 @@ class SandboxApi:
         person = self._member(request.match_info["user_id"])
         ch = self.fake.dm_channel(person.user.id)
         return {"channel_id": str(ch.id), "messages": self._messages(ch.id, person.user.id)}
+
+    async def attachment(self, request: web.Request) -> web.Response:
+        """A file the bot attached (``/duel export``), for a member who can see its message:
+        HTML opens in the browser (sandboxed: it runs in no origin, so it cannot call this
+        API), anything else downloads."""
+        viewer = self._member(request.query.get("as", ""))
+        attachment_id = _int(request.match_info["attachment_id"], "attachment_id")
+        holder = next(
+            (m for m in self.fake.messages.values()
+             if not m.deleted and any(str(a.get("id")) == str(attachment_id)
+                                      for a in m.attachments)),
+            None,
+        )
+        stored = self.fake.cdn.get(attachment_id)
+        if holder is None or stored is None:
+            raise BadRequest(f"no file {attachment_id} in the sandbox", 404)
+        self._check_sees(viewer, holder)
+        # discord.py uploads every file as application/octet-stream: name the type from the
+        # file's extension, as Discord's CDN does.
+        content_type = (stored.content_type or "").split(";")[0]
+        if content_type in ("", "application/octet-stream"):
+            content_type = mimetypes.guess_type(stored.filename)[0] or "application/octet-stream"
+        filename = re.sub(r'[^A-Za-z0-9._-]', "_", stored.filename) or "file"
+        headers = {"Cache-Control": "no-store"}
+        if content_type == "text/html":
+            headers["Content-Disposition"] = f'inline; filename="{filename}"'
+            headers["Content-Security-Policy"] = "sandbox allow-scripts; frame-ancestors 'none'"
+        else:
+            headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return web.Response(
+            body=stored.data, content_type=content_type,
+            charset="utf-8" if content_type.startswith("text/") or content_type.endswith("json")
+            else None,
+            headers=headers,
+        )
 
     def _messages(self, channel_id: int, viewer_id: int | None) -> list[JSON]:
         out = []
@@ -389,6 +427,19 @@ class SandboxApi:
         record = self.fake.interactions.get(msg.interaction_id or 0)
         if msg.ephemeral and (record is None or record.user_id != person.user.id):
             raise BadRequest("that message is only visible to another member", 403)
+
+
+#: A Python list of names in a stand-in message: ['duel', 'member'].
+PY_LIST = re.compile(r"\[('[^']*'(?:, '[^']*')*)\]")
+
+
+def plain_words(message: str) -> str:
+    """The stand-in's refusal as a person reads it: no "fakediscord:" prefix, no Python list
+    ("/round needs required option(s) ['duel']" -> "/round needs these required options:
+    duel")."""
+    text = message.removeprefix("fakediscord: ")
+    text = text.replace("needs required option(s)", "needs these required options:")
+    return PY_LIST.sub(lambda m: ", ".join(n.strip("'") for n in m.group(1).split(", ")), text)
 
 
 def _flatten(cmd: JSON, base: JSON) -> list[JSON]:

@@ -83,7 +83,8 @@ async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
         except OSError as exc:
             print(
                 f"duelbot sandbox: cannot listen on {HOST}:{port} ({exc.strerror or exc}); "
-                "pass --port with a free port",
+                f"choose a free one: make sandbox PORT={port + 1} (or duelbot sandbox --port "
+                f"{port + 1}; --port 0 picks one)",
                 file=sys.stderr,
             )
             return EXIT_USAGE

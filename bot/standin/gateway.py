@@ -35,6 +35,8 @@ OP_REQUEST_MEMBERS = 8
 OP_INVALID_SESSION = 9
 OP_HELLO = 10
 OP_HEARTBEAT_ACK = 11
+#: Discord's ACK comes a round trip later; an instant one trips discord.py's latency check.
+HEARTBEAT_ACK_DELAY_SECONDS = 0.05
 
 #: Which intent an event needs (events not listed are always sent).
 _GUILD_EVENT_INTENTS: dict[str, int] = {
@@ -152,6 +154,7 @@ class GatewayServer:
         self.received: list[tuple[int | None, JSON]] = []
         self._sockets: set[web.WebSocketResponse] = set()
         self._connections: set[asyncio.Task[Any]] = set()
+        self._acks: set[asyncio.Task[None]] = set()
 
     # -- lookup ---------------------------------------------------------------------------
     def live_sessions(self) -> list[GatewaySession]:
@@ -163,6 +166,23 @@ class GatewayServer:
             return None
         connected = [s for s in found if s.connected]
         return (connected or found)[-1]
+
+    def _ack_later(self, ws: web.WebSocketResponse) -> None:
+        """HEARTBEAT_ACK after a network's worth of delay, without holding up the frames
+        behind it. discord.py's keep-alive thread notes when it sent a beat only once the
+        send is done; an ACK answered within the same loop turn (the sandbox runs the bot
+        and the stand-in in one loop) is measured against the previous beat and logged as
+        "Can't keep up, shard ID None websocket is 41.3s behind" (one heartbeat interval)."""
+
+        async def ack() -> None:
+            await asyncio.sleep(HEARTBEAT_ACK_DELAY_SECONDS)
+            if not ws.closed:
+                with contextlib.suppress(ConnectionError, RuntimeError):
+                    await ws.send_str(json.dumps({"op": OP_HEARTBEAT_ACK, "d": None}))
+
+        task = asyncio.create_task(ack())
+        self._acks.add(task)  # a reference, so the task is not collected mid-flight
+        task.add_done_callback(self._acks.discard)
 
     # -- websocket -------------------------------------------------------------------------
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -193,7 +213,7 @@ class GatewayServer:
                 if op == OP_HEARTBEAT:
                     if session is not None:
                         session.heartbeats += 1
-                    await ws.send_str(json.dumps({"op": OP_HEARTBEAT_ACK, "d": None}))
+                    self._ack_later(ws)
                 elif op == OP_IDENTIFY:
                     session = await self._identify(ws, frame["d"])
                     if session is None:

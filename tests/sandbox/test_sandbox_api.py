@@ -147,4 +147,5 @@ def test_a_port_in_use_exits_2_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     lines = [line for line in done.stderr.splitlines() if "duelbot sandbox:" in line]
     assert len(lines) == 1 and f"{port}" in lines[0] and "--port" in lines[0]
+    assert "make sandbox PORT=" in lines[0], lines
     assert "Traceback" not in done.stderr

@@ -7,10 +7,13 @@ const state = {
   commands: [],
   view: null,          // {kind: "channel", id} or {kind: "dm", userId}
   revision: -1,
-  actingAs: null,      // user id (string)
+  actingAs: null,      // user id (string): who acts now (a DM's owner in DMs)
+  channelActor: null,  // who acts in channels: the last one chosen there (a DM does not change it)
+  guide: {stats: new Set(), duel: null, round: 0, roundOpen: false, moved: new Set()},
   names: new Map(),    // user id -> display name, for mentions
   busy: false,
   rendered: "",        // what #messages shows now (view + messages), to skip needless renders
+  stuck: true,         // the message view follows its newest message
 };
 
 const $ = (id) => document.getElementById(id);
@@ -43,21 +46,29 @@ async function api(method, path, body) {
   return data;
 }
 
-// -- text: a safe subset of Discord's markdown -----------------------------------------
+// -- text: Discord's markdown, built as DOM nodes (never innerHTML) ---------------------
 
-const INLINE = /(\*\*[^*]+\*\*|__[^_]+__|\*[^*\s][^*]*\*|`[^`]+`|<@!?\d+>|<@&\d+>|<#\d+>|<t:-?\d+(?::[tTdDfFR])?>)/;
+// Order matters where two start at the same place: an escape first, then ** before *, etc.
+const INLINE = /(\\[^A-Za-z0-9\s]|\*\*(?:\\.|[^*\\])+\*\*|__(?:\\.|[^_\\])+__|~~(?:\\.|[^~\\])+~~|\|\|(?:\\.|[^|\\])+\|\||\*(?:\\.|[^*\s\\])(?:\\.|[^*\\])*\*|\b_(?:\\.|[^_\s\\])(?:\\.|[^_\\])*_\b|`[^`]+`|<@!?\d+>|<@&\d+>|<#\d+>|<t:-?\d+(?::[tTdDfFR])?>)/;
 
 function renderInline(text, parent) {
   for (const piece of text.split(INLINE)) {
     if (!piece) continue;
-    if (piece.startsWith("**") && piece.endsWith("**") && piece.length > 4) {
-      parent.append(renderInlineInto(el("strong"), piece.slice(2, -2)));
+    if (piece.length === 2 && piece[0] === "\\" && !/[A-Za-z0-9\s]/.test(piece[1])) {
+      parent.append(document.createTextNode(piece[1]));  // "public\_stake" reads public_stake
+    } else if (piece.startsWith("**") && piece.endsWith("**") && piece.length > 4) {
+      parent.append(renderInline(piece.slice(2, -2), el("strong")));
     } else if (piece.startsWith("__") && piece.endsWith("__") && piece.length > 4) {
-      parent.append(renderInlineInto(el("u"), piece.slice(2, -2)));
-    } else if (piece.startsWith("*") && piece.endsWith("*") && piece.length > 2) {
-      parent.append(renderInlineInto(el("em"), piece.slice(1, -1)));
+      parent.append(renderInline(piece.slice(2, -2), el("u")));
+    } else if (piece.startsWith("~~") && piece.endsWith("~~") && piece.length > 4) {
+      parent.append(renderInline(piece.slice(2, -2), el("s")));
+    } else if (piece.startsWith("||") && piece.endsWith("||") && piece.length > 4) {
+      parent.append(renderInline(piece.slice(2, -2), el("span", {class: "spoiler"})));
+    } else if ((piece.startsWith("*") && piece.endsWith("*") && piece.length > 2)
+               || (piece.startsWith("_") && piece.endsWith("_") && piece.length > 2)) {
+      parent.append(renderInline(piece.slice(1, -1), el("em")));
     } else if (piece.startsWith("`") && piece.endsWith("`") && piece.length > 2) {
-      parent.append(el("code", {text: piece.slice(1, -1)}));
+      parent.append(el("code", {text: piece.slice(1, -1)}));  // no markdown inside code
     } else if (/^<@!?\d+>$/.test(piece)) {
       const id = piece.replace(/\D/g, "");
       parent.append(el("span", {class: "mention", text: "@" + (state.names.get(id) || id)}));
@@ -79,10 +90,6 @@ function renderInline(text, parent) {
   return parent;
 }
 
-function renderInlineInto(node, text) {
-  return renderInline(text, node);
-}
-
 function formatStamp(seconds, style) {
   const date = new Date(seconds * 1000);
   if (style === "R") {
@@ -91,9 +98,13 @@ function formatStamp(seconds, style) {
     const [unit, size] = units.find(([, s]) => Math.abs(delta) >= s) || units[3];
     return new Intl.RelativeTimeFormat("en", {numeric: "auto"}).format(Math.round(delta / size), unit);
   }
-  if (style === "t" || style === "T") return date.toLocaleTimeString();
-  if (style === "d" || style === "D") return date.toLocaleDateString();
-  return date.toLocaleString();
+  // Discord's styles: t 16:20, T 16:20:30, d 20/04/2021, D 20 April 2021, f/F with the date.
+  const forms = {
+    t: {timeStyle: "short"}, T: {timeStyle: "medium"}, d: {dateStyle: "short"},
+    D: {dateStyle: "long"}, f: {dateStyle: "long", timeStyle: "short"},
+    F: {dateStyle: "full", timeStyle: "short"},
+  };
+  return new Intl.DateTimeFormat(undefined, forms[style] || forms.f).format(date);
 }
 
 /** Text with ``` blocks as <pre> and the rest as inline markdown, into ``parent``. */
@@ -101,7 +112,7 @@ function renderText(text, parent) {
   const parts = String(text || "").split(/```/);
   parts.forEach((part, index) => {
     if (index % 2 === 1) {
-      parent.append(el("pre", {text: part.replace(/^[a-z]*\n/, "")}));
+      parent.append(el("pre", {}, el("code", {text: part.replace(/^[a-z0-9+-]*\n/i, "")})));
     } else if (part) {
       renderInline(part, parent);
     }
@@ -179,7 +190,25 @@ function renderComponents(message, clicker) {
   return box;
 }
 
-function renderMessage(message, clicker) {
+/** A file the bot attached: HTML opens in a new tab, anything else downloads. Served by the
+ * sandbox to ``viewer`` only if they can see its message. */
+function attachmentLink(file, viewer) {
+  const url = `/api/attachments/${encodeURIComponent(file.id)}/${encodeURIComponent(file.filename)}`
+    + `?as=${encodeURIComponent(viewer)}`;
+  const html = /\.html?$/i.test(file.filename);
+  const link = el("a", {class: "attachment", href: url,
+    text: `${html ? "Open" : "Download"} ${file.filename}`, "data-attachment-id": file.id});
+  if (html) {
+    link.target = "_blank";
+    link.rel = "noopener";
+    link.append(el("span", {class: "visually-hidden", text: " (opens in a new tab)"}));
+  } else {
+    link.download = file.filename;
+  }
+  return link;
+}
+
+function renderMessage(message, clicker, viewer) {
   const author = message.author || {};
   const name = author.global_name || author.username || "?";
   const body = el("div", {class: "msg-body"});
@@ -200,9 +229,7 @@ function renderMessage(message, clicker) {
     body.append(renderText(message.content, el("div", {class: "content"})));
   }
   for (const embed of message.embeds || []) body.append(renderEmbed(embed));
-  for (const file of message.attachments || []) {
-    body.append(el("div", {class: "note", text: "📎 " + file.filename}));
-  }
+  for (const file of message.attachments || []) body.append(attachmentLink(file, viewer));
   if (message.components?.length) body.append(renderComponents(message, clicker));
   if (message.ephemeral) body.append(el("div", {class: "only-you", text: "Only you can see this"}));
   return el("article", {
@@ -262,33 +289,72 @@ function renderSidebar() {
   acting.value = state.actingAs;
 }
 
-function viewTitle() {
+function renderViewTitle() {
+  const note = $("view-note");
+  const actor = person(state.actingAs);
+  const who = el("span", {class: "acting-now", text: `${actor.name} (${actor.role})`});
   if (state.view.kind === "dm") {
-    const p = person(state.view.userId);
-    return [`Direct messages: ${p.name} and ${state.world.bot.name}`,
-      `You are ${p.name} here: what you type goes to the bot as a DM, buttons are clicked as ${p.name}.`];
+    $("view-title").textContent = `Direct messages: ${actor.name} and ${state.world.bot.name}`;
+    note.replaceChildren("You act as ", who,
+      ` here: what you type goes to the bot as ${actor.name}'s DM, buttons are clicked as them.`);
+    return;
   }
   const ch = state.world.channels.find((c) => c.id === state.view.id);
-  const actor = person(state.actingAs);
-  return [(ch?.thread ? "🧵 " : "# ") + (ch?.name || state.view.id),
-    `Commands run here as ${actor.name}; replies only ${actor.name} may see are marked.`];
+  $("view-title").textContent = (ch?.thread ? "🧵 " : "# ") + (ch?.name || state.view.id);
+  note.replaceChildren("You act as ", who,
+    " in channels (change it with Acting as); replies only they may see are marked.");
 }
 
 async function show(view) {
   state.view = view;
-  if (view.kind === "dm") state.actingAs = view.userId;
-  const [title, note] = viewTitle();
-  $("view-title").textContent = title;
-  $("view-note").textContent = note;
+  // A person's DMs act as that person; channels keep the last one chosen for channels.
+  state.actingAs = view.kind === "dm" ? view.userId : state.channelActor;
+  renderViewTitle();
   $("dm-form").hidden = view.kind !== "dm";
+  closeDrawer();
   renderSidebar();
   renderCommandSelect();
   await refreshMessages(true);
 }
 
+// -- the drawer (phones): channels and people behind the menu button --------------------
+
+function openDrawer() {
+  document.body.classList.add("drawer-open");
+  $("menu-button").setAttribute("aria-expanded", "true");
+  $("scrim").hidden = false;
+  $("view").inert = true;  // Tab stays in the drawer and the top bar while it covers the page
+  const current = document.querySelector("#sidebar a[aria-current='page']") || document.querySelector("#sidebar a");
+  if (current) current.focus();
+}
+
+function closeDrawer() {
+  if (!document.body.classList.contains("drawer-open")) return;
+  document.body.classList.remove("drawer-open");
+  $("menu-button").setAttribute("aria-expanded", "false");
+  $("scrim").hidden = true;
+  $("view").inert = false;
+  $("menu-button").focus();
+}
+
+$("menu-button").addEventListener("click", () => {
+  if (document.body.classList.contains("drawer-open")) closeDrawer(); else openDrawer();
+});
+$("scrim").addEventListener("click", closeDrawer);
+document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeDrawer(); });
+
+// The view stays at its newest message (as Discord's does) unless the reader scrolled up:
+// "stuck" is whether they were at the end, kept through new messages and through the box
+// changing size (the form or the status line growing).
+const messageBox = $("messages");
+messageBox.addEventListener("scroll", () => {
+  state.stuck = messageBox.scrollHeight - messageBox.scrollTop - messageBox.clientHeight < 40;
+});
+new ResizeObserver(() => { if (state.stuck) messageBox.scrollTop = messageBox.scrollHeight; })
+  .observe(messageBox);
+
 async function refreshMessages(scrollToEnd) {
-  const box = $("messages");
-  const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  const box = messageBox;
   let messages;
   let clicker;
   if (state.view.kind === "dm") {
@@ -301,18 +367,28 @@ async function refreshMessages(scrollToEnd) {
     clicker = () => state.actingAs;
   }
   // Re-render only what changed: buttons are not swapped under the pointer for nothing.
-  const key = JSON.stringify([state.view, state.actingAs, messages]);
+  const key = JSON.stringify([state.view, state.actingAs, messages, nextStep()?.text]);
   if (key === state.rendered) return;
   state.rendered = key;
-  box.replaceChildren(...messages.map((m) => renderMessage(m, clicker)));
-  if (!messages.length) box.append(el("p", {class: "note", text: "No messages yet."}));
+  const viewer = clicker();
+  box.replaceChildren(...messages.map((m) => renderMessage(m, clicker, viewer)));
+  if (!messages.length) {
+    box.append(el("p", {class: "note", text: "No messages yet."}));
+    const card = guideNode("guide-card");
+    if (card) box.append(card);
+  }
+  renderGuide(messages.length === 0);
   box.dataset.count = String(messages.length);
-  if (scrollToEnd || atEnd) box.scrollTop = box.scrollHeight;
+  if (scrollToEnd || state.stuck) {
+    box.scrollTop = box.scrollHeight;
+    state.stuck = true;
+  }
 }
 
 // -- acting ----------------------------------------------------------------------------
 
-async function act(label, call) {
+/** Do ``call`` and say how it went; ``done(summary)`` runs when it worked (the guide). */
+async function act(label, call, done) {
   setStatus(label + "…", "busy");
   try {
     const result = await call();
@@ -320,16 +396,20 @@ async function act(label, call) {
     const summary = reply
       ? [reply.content, ...(reply.embeds || []).map((e) => e.title || e.description)].filter(Boolean).join(" — ")
       : "";
+    if (done) done(summary);
+    // "done" once the page shows the outcome (the messages and the next step).
+    await refreshMessages(true).catch(() => {});
     setStatus(summary ? `${label}: ${summary}` : `${label}: done`, "done");
   } catch (error) {
+    await refreshMessages(true).catch(() => {});
     setStatus(`${label}: ${error.message}`, "error");
   }
-  await refreshMessages(true);
 }
 
 function clickButton(userId, messageId, customId, values) {
   return act(`${person(userId).name} clicked`, () =>
-    api("POST", `/api/people/${userId}/click`, {message_id: messageId, custom_id: customId, values}));
+    api("POST", `/api/people/${userId}/click`, {message_id: messageId, custom_id: customId, values}),
+    () => { if (customId.includes(":move:")) state.guide.moved.add(userId); });
 }
 
 $("dm-form").addEventListener("submit", (event) => {
@@ -340,13 +420,14 @@ $("dm-form").addEventListener("submit", (event) => {
   const userId = state.view.userId;
   input.value = "";
   act(`${person(userId).name} sent a DM`, () =>
-    api("POST", `/api/people/${userId}/dm`, {content}));
+    api("POST", `/api/people/${userId}/dm`, {content}),
+    () => { if (state.guide.roundOpen) state.guide.moved.add(userId); });
 });
 
 $("acting-as").addEventListener("change", (event) => {
-  state.actingAs = event.target.value;
-  if (state.view.kind === "dm") show({kind: "dm", userId: state.actingAs});
-  else show(state.view);
+  if (state.view.kind === "dm") { show({kind: "dm", userId: event.target.value}); return; }
+  state.channelActor = event.target.value;
+  show(state.view);
 });
 
 // -- slash commands --------------------------------------------------------------------
@@ -410,9 +491,18 @@ function renderOptions() {
   if (!command) return;
   for (const spec of command.options) {
     const input = optionInput(spec);
+    const hint = el("small", {id: `${input.id}-hint`, text: spec.description || ""});
+    input.setAttribute("aria-describedby", hint.id);
+    if (spec.required) {
+      input.required = true;
+      input.setAttribute("aria-required", "true");
+      input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
+      input.addEventListener("change", () => input.removeAttribute("aria-invalid"));
+    }
     const field = el("div", {class: "field", "data-option": spec.name},
-      el("label", {htmlFor: input.id}, spec.name, spec.required ? el("span", {class: "req", text: "*"}) : null),
-      input, el("small", {text: spec.description || ""}));
+      el("label", {htmlFor: input.id}, spec.name,
+        spec.required ? el("span", {class: "req", text: "(required)"}) : null),
+      input, hint);
     if (spec.autocomplete && input.tagName === "INPUT") {
       const list = el("datalist", {id: `${input.id}-choices`});
       input.setAttribute("list", list.id);
@@ -473,15 +563,144 @@ $("command-select").addEventListener("change", renderOptions);
 $("slash-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const command = currentCommand();
-  if (!command) { setStatus("Choose a command first.", "error"); return; }
+  if (!command) { setStatus("Choose a command first.", "error"); $("command-select").focus(); return; }
+  // Checked here as Discord's client does: a required option left empty is not sent.
+  const missing = command.options.filter((spec) => {
+    const input = document.getElementById(`opt-${spec.name}`);
+    const empty = !input || (spec.type === TYPE.ATTACHMENT ? !input.files?.length : input.value === "");
+    if (input && spec.required && empty) input.setAttribute("aria-invalid", "true");
+    else if (input) input.removeAttribute("aria-invalid");
+    return spec.required && empty;
+  });
+  if (missing.length) {
+    const names = missing.map((spec) => spec.name).join(", ");
+    setStatus(`/${command.path} needs these required options: ${names}. Fill in the field${missing.length > 1 ? "s" : ""} marked (required).`, "error");
+    document.getElementById(`opt-${missing[0].name}`)?.focus();
+    return;
+  }
   const userId = state.actingAs;
   const options = await formOptions(command);
   await act(`${person(userId).name} ran /${command.path}`, () =>
     api("POST", `/api/people/${userId}/slash`, {
       channel_id: commandTarget(), command: command.command, group: command.group,
       subcommand: command.subcommand, options,
-    }));
+    }), (summary) => {
+      guideAfterCommand(command.path, options, summary);
+      // As Discord's box empties after a command: the form shrinks to one line again.
+      $("command-select").value = "";
+      renderOptions();
+    });
 });
+
+// -- the guide: the next step of a first duel, and a button that fills the form for it --
+
+function commanderId() {
+  return state.world.people.find((p) => p.role === "commander")?.id || state.world.people[0].id;
+}
+
+function duellists() {
+  return state.world.people.filter((p) => p.role === "duellist").slice(0, 2);
+}
+
+function guideAfterCommand(path, options, summary) {
+  const guide = state.guide;
+  if (path === "stats set" && options.member) guide.stats.add(options.member);
+  if (path === "duel start") {
+    const found = /Duel #(\d+)/.exec(summary);
+    if (found) Object.assign(guide, {duel: found[1], round: 0, roundOpen: false});
+  }
+  if (path === "round open" && String(options.duel) === guide.duel) {
+    const found = /Round (\d+)/.exec(summary);
+    Object.assign(guide, {roundOpen: true, round: found ? Number(found[1]) : guide.round + 1});
+    guide.moved.clear();
+  }
+  if (path === "round close" && String(options.duel) === guide.duel) guide.roundOpen = false;
+}
+
+/** The next step: {text, button, fill} or null once a first round is done. */
+function nextStep() {
+  const guide = state.guide;
+  const [a, b] = duellists();
+  if (!a || !b) return null;
+  const stats = {[a.id]: ["5", "3"], [b.id]: ["4", "2"]};
+  for (const p of [a, b]) {
+    if (!guide.stats.has(p.id)) {
+      return {
+        text: `Next: set ${p.name}'s stats (/stats set), as the commander, in the duel channel.`,
+        button: `Fill in /stats set for ${p.name}`,
+        fill: () => fillCommand("stats set", {member: p.id, str: stats[p.id][0], agi: stats[p.id][1]}),
+      };
+    }
+  }
+  if (!guide.duel) {
+    return {
+      text: `Next: start a duel between ${a.name} and ${b.name} (/duel start).`,
+      button: "Fill in /duel start",
+      fill: () => fillCommand("duel start", {a: a.id, b: b.id, ruleset: "rule-2.14"}),
+    };
+  }
+  if (!guide.roundOpen) {
+    return {
+      text: `Next: open ${guide.round ? "the next" : "the first"} round of duel #${guide.duel} (/round open).`,
+      button: "Fill in /round open",
+      fill: () => fillCommand("round open", {duel: guide.duel}),
+    };
+  }
+  const waiting = [a, b].find((p) => !guide.moved.has(p.id));
+  if (waiting) {
+    return {
+      text: `Next: ${waiting.name} sends a move: in ${waiting.name}'s DMs, type one (e.g. "evade") or click a move button of the bot's prompt.`,
+      button: `Open ${waiting.name}'s DMs with a move typed`,
+      fill: async () => {
+        await show({kind: "dm", userId: waiting.id});
+        $("dm-input").value = "evade";
+        $("dm-input").focus();
+      },
+    };
+  }
+  return {
+    text: `Next: both moves are in; the commander closes round ${guide.round} of duel #${guide.duel} (/round close) and the result is posted.`,
+    button: "Fill in /round close",
+    fill: () => fillCommand("round close", {duel: guide.duel}),
+  };
+}
+
+/** Go to the duel channel as the commander, pick ``path`` and fill its fields. */
+async function fillCommand(path, values) {
+  state.channelActor = commanderId();
+  await show({kind: "channel", id: state.world.duel_channel_id});
+  const select = $("command-select");
+  select.value = path;
+  renderOptions();
+  for (const [name, value] of Object.entries(values)) {
+    const input = document.getElementById(`opt-${name}`);
+    if (!input) continue;
+    if (input.tagName === "SELECT" && ![...input.options].some((o) => o.value === value)) continue;
+    input.value = value;
+  }
+  setStatus(`/${path} is filled in: press Run.`, "idle");
+  $("run-command").focus();
+}
+
+function guideNode(className) {
+  const step = nextStep();
+  if (!step) return null;
+  const button = el("button", {type: "button", class: "guide-fill", text: step.button});
+  button.addEventListener("click", async () => {
+    document.body.dataset.guide = "filling";  // tests wait for "filled"
+    await step.fill();
+    document.body.dataset.guide = "filled";
+  });
+  return el("div", {class: className}, el("p", {class: "guide-text", text: step.text}), button);
+}
+
+/** The guide bar above the form (not when the empty channel already shows the step). */
+function renderGuide(emptyView) {
+  const bar = $("guide");
+  const node = emptyView ? null : guideNode("guide-bar");
+  bar.replaceChildren(...(node ? node.childNodes : []));
+  bar.hidden = !node;
+}
 
 // -- live updates ----------------------------------------------------------------------
 
@@ -495,7 +714,7 @@ async function follow() {
     try {
       const {revision} = await api("GET", `/api/changes?since=${state.revision}`);
       $("live").dataset.state = "live";
-      $("live").textContent = "live";
+      $("live").firstElementChild.textContent = "live";
       if (revision !== state.revision) {
         state.revision = revision;
         const channelCount = state.world.channels.length;
@@ -505,7 +724,7 @@ async function follow() {
       }
     } catch (error) {
       $("live").dataset.state = "error";
-      $("live").textContent = "sandbox not reachable; retrying";
+      $("live").firstElementChild.textContent = "sandbox not reachable; retrying";
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
   }
@@ -513,7 +732,7 @@ async function follow() {
 
 async function start() {
   await loadWorld();
-  state.actingAs = state.world.people.find((p) => p.role === "commander")?.id || state.world.people[0].id;
+  state.channelActor = commanderId();
   await loadCommands();
   await show({kind: "channel", id: state.world.duel_channel_id});
   document.body.dataset.ready = "1";
