@@ -225,7 +225,7 @@ async def _run_client(settings: Settings, token: str, db: Any, stop: asyncio.Eve
     import discord
 
     from bot.discord.client import create_bot
-    from bot.services import Services
+    from bot.services.container import Services
 
     services = Services.create(db, settings.duels)
     bot = create_bot(services, settings)

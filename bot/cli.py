@@ -79,7 +79,7 @@ exit status: 0 verified, 1 not verified (each mismatch is printed), 2 bad input.
 """
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from bot.services.container import Services
 
 T = TypeVar("T")
 
@@ -548,7 +548,7 @@ def _with_services(args: argparse.Namespace, use: Callable[[Services], Awaitable
     one line on stderr and exit 2."""
     from bot.config import ConfigError, load_settings
     from bot.db.engine import DatabaseUnavailable, make_database
-    from bot.services import Services
+    from bot.services.container import Services
     from bot.services.errors import DomainError, Unavailable
 
     async def run() -> T:

@@ -47,7 +47,7 @@ def rebuild(args: argparse.Namespace) -> int:
 async def _run(config: str | None, guild: int | None, check: bool) -> list[RebuildReport]:
     from bot.config import load_settings
     from bot.db.engine import make_database
-    from bot.services import Services
+    from bot.services.container import Services
 
     settings = load_settings(config)
     db = make_database(settings.database.url)

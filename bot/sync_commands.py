@@ -23,7 +23,7 @@ import discord
 
 from bot.config import ConfigError, Settings, load_settings
 from bot.discord.client import DuelBot, create_bot
-from bot.services import Services
+from bot.services.container import Services
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -1,4 +1,4 @@
-"""Use cases. Each public method owns one transaction and returns plain data."""
+"""Every service over one database, built once at start-up (bot/bootstrap.py)."""
 
 from __future__ import annotations
 
