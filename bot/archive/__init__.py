@@ -7,7 +7,7 @@ from __future__ import annotations
 from bot.archive.links import duel_page_url
 from bot.archive.page import PAGE_FORMAT, page_filename, render_duel_page
 from bot.archive.site import INDEX_FILENAME, index_entry, render_index_page, write_archive
-from bot.export import duel_json
+from bot.exports.formats import duel_json
 from bot.services.views import DuelHistory
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.config import LimitSettings
 from bot.db.engine import Database
-from bot.export import duel_json
+from bot.exports.formats import duel_json
 from bot.rules.by_this_axe import RULESET_ID as BY_THIS_AXE
 from bot.rules.foeq import RULESET_ID as FOEQ
 from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14

@@ -11,7 +11,7 @@ import pytest
 
 from bot.archive import PAGE_FORMAT, page_filename, render_duel_page
 from bot.archive.page import asset, embed_json
-from bot.export import export_duel
+from bot.exports.formats import export_duel
 from bot.services.container import Services
 from bot.services.views import MemberRef
 from tests.archive.duels import export_of, rule_2_14_duel

@@ -439,7 +439,7 @@ def test_stub_wrapper_unit() -> None:
     with pytest.raises(NotAvailable, match="not available yet"):
         _lazy("bot.discord.no_such_module_xyz", "check", "health")
     with pytest.raises(NotAvailable, match="does not exist"):
-        _lazy("bot.report", "no_such_function", "health")
+        _lazy("bot.exports.report", "no_such_function", "health")
 
 
 def test_db_upgrade_with_a_missing_config_file_is_a_clean_error(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.flood import refuse_over_budget
 from bot.discord.forum import duel_home
 from bot.discord.sheet_input import parse_sheet_fields
-from bot.export import export_duel
+from bot.exports.formats import export_duel
 from bot.presentation.discord_replies import (
     deadline_text,
     duel_embed,

@@ -18,13 +18,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from bot.export import EXPORT_FORMATS
-from bot.report import (
+from bot.exports.formats import EXPORT_FORMATS
+from bot.exports.report import (
     adjudication_dict,
     render_round_bbcode,
     render_round_markdown,
     winner_name,
 )
+from bot.exports.verify import HOSTILE_ERRORS, UnreadableExport, is_duel_export, verify_duel
 from bot.rules.base import RoundResult, Ruleset, get_ruleset
 from bot.rules.command_line import OddsFlag, ShortRound
 from bot.rules.dice import FairDice, commitment, new_seed, parse_seed
@@ -32,7 +33,6 @@ from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID, all_rulesets
 from bot.services.ladder_views import LadderSection
 from bot.services.views import DuelHistory
-from bot.verify import HOSTILE_ERRORS, UnreadableExport, is_duel_export, verify_duel
 
 PROG = "duelbot"
 EXIT_OK = 0
@@ -627,7 +627,7 @@ def _stored_duel(args: argparse.Namespace) -> DuelHistory:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from bot.archive import export_html
-    from bot.export import export_duel
+    from bot.exports.formats import export_duel
 
     history = _stored_duel(args)
     text = export_html(history) if args.format == "html" else export_duel(history, args.format)
@@ -686,7 +686,7 @@ def _guild_id(text: str) -> int:
 
 def cmd_archive(args: argparse.Namespace) -> int:
     from bot.archive import write_archive
-    from bot.export import duel_json
+    from bot.exports.formats import duel_json
 
     guild_id, histories, ladders = _guild_exports(args)
     try:
@@ -765,7 +765,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sync_commands(args: argparse.Namespace) -> int:
-    sync = _lazy("bot.sync_commands", "main", "sync-commands")
+    sync = _lazy("bot.cli.sync_commands", "main", "sync-commands")
     return _finish(sync(args.config))
 
 
@@ -787,7 +787,7 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
-    return _finish(_lazy("bot.ratings_cli", "rebuild", "ratings rebuild")(args))
+    return _finish(_lazy("bot.cli.ratings", "rebuild", "ratings rebuild")(args))
 
 
 def cmd_health(args: argparse.Namespace) -> int:
