@@ -7,9 +7,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from bot.archive import export_html, write_archive
+from bot.archive.site import write_archive
 from bot.cli.common import EXIT_OK, InputError, _with_services
-from bot.exports.formats import EXPORT_FORMATS, duel_json, export_duel
+from bot.exports.formats import EXPORT_FORMATS, duel_json, export_duel, export_html
 from bot.services.ladder_views import LadderSection
 from bot.services.views import DuelHistory
 

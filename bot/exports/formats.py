@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.archive.page import render_duel_page
 from bot.exports.document import duel_document
 from bot.presentation.markup import MARKUPS, duel_export
 from bot.presentation.views import history_view
@@ -26,3 +27,8 @@ def export_duel(history: DuelHistory, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(duel_json(history), indent=2, ensure_ascii=False) + "\n"
     return duel_export(history_view(history), MARKUPS[fmt])
+
+
+def export_html(history: DuelHistory) -> str:
+    """A duel's archive page, from what `/duel export` and `duelbot export` already read."""
+    return render_duel_page(duel_json(history))

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from bot.archive import render_duel_page, write_archive
+from bot.archive.page import render_duel_page
+from bot.archive.site import write_archive
 from bot.db.engine import Database
 from bot.rules.dice import commitment, derive_roll
 from bot.services.container import Services
