@@ -145,9 +145,10 @@ def _with_services(args: argparse.Namespace, use: Callable[[Services], Awaitable
     """Run ``use(services)`` against the bot's database (config file or
     DUELBOT_DATABASE_URL), disposed afterwards; a config, database or domain error becomes
     one line on stderr and exit 2."""
-    # Start-up saving (issue 25, bench/startup_bench.py): bot.bootstrap loads SQLAlchemy and
-    # aiosqlite, 0.45 s of `duelbot verify FILE`'s 0.6 s on the benchmark machine; only the
-    # subcommands that read the database pay for it.
+    # A measured start-up saving (issue 25): bot.bootstrap and the database errors load
+    # SQLAlchemy, aiosqlite and every service, 0.86-1.3 s (median 1.2 s, 5 runs) on top of
+    # the 0.6 s import of bot.cli on the benchmark machine; only the subcommands that read
+    # the database pay for it, never `verify FILE`, `adjudicate`, `odds` or `seed`.
     from bot.bootstrap import ConfigError, load_settings, open_services
     from bot.db.engine import DatabaseUnavailable
     from bot.services.errors import DomainError, Unavailable
