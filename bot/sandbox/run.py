@@ -16,7 +16,13 @@ from aiohttp import web
 
 from bot.bootstrap import configure_logging, reason, safe_url
 from bot.cli.run import serve
-from bot.config import DatabaseSettings, DiscordSettings, Settings, WorkerSettings
+from bot.config import (
+    ConfigError,
+    DatabaseSettings,
+    DiscordSettings,
+    Settings,
+    WorkerSettings,
+)
 
 #: The stand-in accepts this token and no other (it is no secret: nothing real behind it).
 SANDBOX_TOKEN = "sandbox-token-not-a-secret"
@@ -39,8 +45,6 @@ def sandbox_settings(api_base_url: str, gateway_url: str, database_url: str) -> 
 
 def main(args: argparse.Namespace) -> int:
     """Run until Ctrl-C or SIGTERM: 0 on a clean stop, 2 when the port is taken."""
-    from bot.config import ConfigError
-
     try:
         configure_logging(os.environ.get("DUELBOT_LOG_LEVEL") or "INFO")
     except ConfigError as exc:
