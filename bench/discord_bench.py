@@ -55,7 +55,7 @@ from bot.db import migrate
 from bot.db.engine import Database, make_database
 from bot.db.models import Duel, OutboxPost, Round, utcnow
 from bot.rules.dice import commitment, new_seed
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.views import MemberRef
 from tests.fakediscord import MANAGE_GUILD, FakeDiscord, RateLimits
 from tests.fakediscord.models import FakeUser

@@ -37,7 +37,7 @@ from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.db.models import Duel, LadderRating, Round, utcnow
 from bot.db.ratings_queries import leaderboard_page
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.views import MemberRef
 
 GUILD, HISTORY_GUILD = 1, 2

@@ -59,7 +59,7 @@ from bot.db.models import (
 from bot.rules.base import get_ruleset
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.rule_2_14 import Duellist, DuelState, Options
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.views import MemberRef
 
 DEFAULT_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"

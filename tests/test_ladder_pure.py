@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.rating_chart import rating_chart_svg
+from bot.archive.rating_chart import rating_chart_svg
 from bot.rules import get_ruleset
 from bot.services.ladder_model import Standing, counted, play
 

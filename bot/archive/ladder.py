@@ -8,7 +8,7 @@ import html
 from collections.abc import Sequence
 
 from bot.archive.page import asset, fill
-from bot.rating_chart import rating_chart_svg
+from bot.archive.rating_chart import rating_chart_svg
 from bot.services.ladder_views import LadderMember, LadderSection, RecordLine
 
 LADDER_FILENAME = "ladder.html"

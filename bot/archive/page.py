@@ -74,7 +74,7 @@ def rules_facts(export: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_duel_page(export_json: dict[str, Any]) -> str:
-    """The archive page of one duel from its JSON export (bot.export.duel_json). Pure: no
+    """The archive page of one duel from its JSON export (bot.exports.formats.duel_json). Pure: no
     I/O but reading the package's own assets."""
     if not isinstance(export_json, dict) or "duel_id" not in export_json:
         raise ValueError("render_duel_page needs a duel's JSON export (a dict with duel_id)")

@@ -20,7 +20,7 @@ from discord.ext import commands
 from bot.config import DiscordSettings, Settings
 from bot.discord.flood import UserRateLimiter
 from bot.discord.pacing import GlobalPacer, PacingTrace, shared_pacer
-from bot.services import Services
+from bot.services.container import Services
 
 log = logging.getLogger(__name__)
 

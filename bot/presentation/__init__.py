@@ -8,5 +8,5 @@
   timestamp helper. Only the ``discord_*`` modules import discord.py (tests/test_layering.py).
 
 The HTML archive page renders in the reader's browser from the JSON export
-(bot/archive, bot/duel_export.py), so it has no renderer here.
+(bot/archive, bot/exports/document.py), so it has no renderer here.
 """

@@ -1,6 +1,6 @@
 """What a ruleset gives `duelbot` on the command line (issue 11), as plain data: the flags
 of its `duelbot odds` report and the report itself, and its short `duelbot adjudicate`
-round input. bot/cli.py builds the parser and reads the input from these alone, so it
+round input. bot/cli builds the parser and reads the input from these alone, so it
 names no ruleset. Pure: no argparse, no I/O (the CLI turns a flag into an argument).
 
 Errors are ``RulesError``s whose message names the flag or JSON field and what is allowed;

@@ -1,5 +1,5 @@
 """`duelbot sandbox`: start the stand-in and its rehearsal server, serve the page, and run the
-bot exactly as `duelbot run` does (bot.__main__.serve), only pointed at the stand-in."""
+bot exactly as `duelbot run` does (bot.cli.run.serve), only pointed at the stand-in."""
 
 from __future__ import annotations
 
@@ -14,7 +14,15 @@ from pathlib import Path
 
 from aiohttp import web
 
-from bot.config import DatabaseSettings, DiscordSettings, Settings, WorkerSettings
+from bot.bootstrap import configure_logging, reason, safe_url
+from bot.cli.run import serve
+from bot.config import (
+    ConfigError,
+    DatabaseSettings,
+    DiscordSettings,
+    Settings,
+    WorkerSettings,
+)
 
 #: The stand-in accepts this token and no other (it is no secret: nothing real behind it).
 SANDBOX_TOKEN = "sandbox-token-not-a-secret"
@@ -37,9 +45,6 @@ def sandbox_settings(api_base_url: str, gateway_url: str, database_url: str) -> 
 
 def main(args: argparse.Namespace) -> int:
     """Run until Ctrl-C or SIGTERM: 0 on a clean stop, 2 when the port is taken."""
-    from bot.__main__ import configure_logging
-    from bot.config import ConfigError
-
     try:
         configure_logging(os.environ.get("DUELBOT_LOG_LEVEL") or "INFO")
     except ConfigError as exc:
@@ -57,7 +62,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
-    from bot.__main__ import safe_url, serve
     from bot.sandbox.api import SandboxApi
     from bot.sandbox.world import populate
     from bot.standin import FakeDiscord
@@ -106,13 +110,12 @@ async def _refuse_occupied(database_url: str, where: str) -> str | None:
     """One line when ``--database`` cannot be used: it holds rows already (another server's,
     e.g. a live bot's database: the sandbox's workers would act on them) or cannot be read.
     Read only; it runs before anything (a migration included) touches the database."""
-    from bot.__main__ import _reason
     from bot.sandbox.database import existing_rows, refusal
 
     try:
         found = await existing_rows(database_url)
     except Exception as exc:
-        return f"duelbot sandbox: --database {where} cannot be read: {_reason(exc)}"
+        return f"duelbot sandbox: --database {where} cannot be read: {reason(exc)}"
     return None if found is None else refusal(where, found)
 
 

@@ -1,42 +1,6 @@
-"""Use cases. Each public method owns one transaction and returns plain data."""
+"""Use cases. Each public method owns one transaction and returns plain data.
 
-from __future__ import annotations
-
-from dataclasses import dataclass
-
-from bot.config import DuelSettings
-from bot.db.engine import Database
-from bot.services.duels import DuelService
-from bot.services.exports import ExportService
-from bot.services.outbox import OutboxService
-from bot.services.profiles import ProfileService
-from bot.services.ratings import RatingService
-from bot.services.scheduler import SchedulerService
-from bot.services.settings import SettingsService
-
-
-@dataclass(frozen=True)
-class Services:
-    duels: DuelService
-    profiles: ProfileService
-    settings: SettingsService
-    outbox: OutboxService
-    scheduler: SchedulerService
-    exports: ExportService
-    ratings: RatingService
-
-    @classmethod
-    def create(cls, db: Database, defaults: DuelSettings | None = None) -> Services:
-        defaults = defaults or DuelSettings()
-        return cls(
-            duels=DuelService(db, defaults),
-            profiles=ProfileService(db),
-            settings=SettingsService(db, defaults),
-            outbox=OutboxService(db),
-            scheduler=SchedulerService(db),
-            exports=ExportService(db),
-            ratings=RatingService(db, defaults),
-        )
-
-
-__all__ = ["Services"]
+No wiring here (issue 25): importing a module of this package must not load every service
+and the database driver. ``Services`` (all of them over one database) is in
+bot/services/container.py; bot/bootstrap.py builds it at start-up.
+"""

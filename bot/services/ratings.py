@@ -194,7 +194,7 @@ class RatingService:
 
     async def rating_history(self, guild_id: int, ruleset: str, user_id: int) -> list[RatingPoint]:
         """A member's rating after each of their ended duels on one ladder, oldest first
-        (for the archive's chart, ``bot.rating_chart.rating_chart_svg``)."""
+        (for the archive's chart, ``bot.archive.rating_chart.rating_chart_svg``)."""
         rules = self._ruleset(ruleset)
         async with transaction(self._db) as session:
             found = await rq.entries(session, guild_id, rules.id, user_ids=(user_id,))

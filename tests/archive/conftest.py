@@ -10,7 +10,7 @@ import pytest
 
 from bot.config import DuelSettings
 from bot.db.engine import Database
-from bot.services import Services
+from bot.services.container import Services
 from tests.archive.browser import browser_required, chromium, find_chromium
 from tests.fakediscord.pytest_plugin import fake_discord
 

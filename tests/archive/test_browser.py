@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from bot.archive import render_duel_page, write_archive
+from bot.archive.page import render_duel_page
+from bot.archive.site import write_archive
 from bot.db.engine import Database
 from bot.rules.dice import commitment, derive_roll
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.views import MemberRef
 from tests.archive.browser import (
     DESKTOP,

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from bot.archive import render_duel_page
+from bot.archive.page import render_duel_page
 from bot.rules.dice import derive_roll
-from bot.services import Services
+from bot.services.container import Services
 from tests.archive.browser import (
     DESKTOP,
     PHONE,

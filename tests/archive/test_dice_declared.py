@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from bot.db.engine import Database
-from bot.export import duel_json
+from bot.exports.formats import duel_json
 from bot.rules.base import get_ruleset
 from bot.rules.registry import all_rulesets
-from bot.services import Services
+from bot.services.container import Services
 from tests.cli.duels import RULESETS, play_duel
 from tests.services.helpers import GUILD
 

@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from bot.archive import PAGE_FORMAT, page_filename, render_duel_page
-from bot.archive.page import asset, embed_json
-from bot.export import export_duel
-from bot.services import Services
+from bot.archive.page import PAGE_FORMAT, asset, embed_json, page_filename, render_duel_page
+from bot.exports.formats import export_duel
+from bot.services.container import Services
 from bot.services.views import MemberRef
 from tests.archive.duels import export_of, rule_2_14_duel
 from tests.services.helpers import CAROL, DAVE, GUILD

@@ -11,7 +11,7 @@ from bot.config import ArchiveSettings
 from bot.db.engine import Database
 from bot.discord.client import create_bot
 from bot.presentation.discord_posts import ARCHIVE_LINK_TITLE
-from bot.services import Services
+from bot.services.container import Services
 from tests.discord.harness import World, bot_settings, populate
 from tests.discord.test_full_duel import setup_duel
 from tests.fakediscord import FakeDiscord, run_bot

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.archive import duel_page_url, index_entry, write_archive
-from bot.archive.site import index_json
+from bot.archive.links import duel_page_url
+from bot.archive.site import index_entry, index_json, write_archive
 from bot.config import ConfigError, load_settings
-from bot.services import Services
+from bot.services.container import Services
 from tests.archive.duels import by_this_axe_duel, export_of, rule_2_14_duel
 from tests.services.helpers import CAROL, DAVE
 

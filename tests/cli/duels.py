@@ -17,7 +17,7 @@ from sqlalchemy import select
 from bot.db.engine import Database, make_database
 from bot.db.models import Duel
 from bot.rules.base import Ruleset, get_ruleset
-from bot.services import Services
+from bot.services.container import Services
 from tests.services.helpers import ALICE, BOB, CHANNEL, COMMANDER, GUILD
 from tests.services.test_foeq_flow import ALICE_SHEET, BOB_SHEET, choose
 

@@ -12,8 +12,8 @@ import pytest
 
 from bot.db import migrate
 from bot.db.engine import make_database
-from bot.duel_export import duel_document
-from bot.services import Services
+from bot.exports.document import duel_document
+from bot.services.container import Services
 from tests.cli.duels import RULESETS, play_duel
 
 #: (ruleset, "ended" | "live"), every combination.

@@ -419,7 +419,7 @@ raise SystemExit(main({args!r}))
 
 @pytest.mark.parametrize(
     ("args", "module"),
-    [(["run"], "bot.__main__"), (["db", "upgrade"], "bot.db.migrate"),
+    [(["run"], "bot.cli.run"), (["db", "upgrade"], "bot.db.migrate"),
      (["health"], "bot.discord.health")],
 )
 def test_stub_commands_say_not_available_when_their_module_is_missing(
@@ -434,12 +434,12 @@ def test_stub_commands_say_not_available_when_their_module_is_missing(
 
 
 def test_stub_wrapper_unit() -> None:
-    from bot.cli import NotAvailable, _lazy
+    from bot.cli.common import NotAvailable, _lazy
 
     with pytest.raises(NotAvailable, match="not available yet"):
         _lazy("bot.discord.no_such_module_xyz", "check", "health")
     with pytest.raises(NotAvailable, match="does not exist"):
-        _lazy("bot.report", "no_such_function", "health")
+        _lazy("bot.exports.report", "no_such_function", "health")
 
 
 def test_db_upgrade_with_a_missing_config_file_is_a_clean_error(tmp_path: Path) -> None:

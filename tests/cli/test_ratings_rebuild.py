@@ -13,7 +13,7 @@ from sqlalchemy import delete, update
 from bot.config import DuelSettings
 from bot.db.engine import make_database
 from bot.db.models import LadderEntry, LadderRating
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.views import MemberRef
 
 DUELBOT = str(Path(sys.executable).with_name("duelbot"))

@@ -1,10 +1,10 @@
-"""bot.report: pure renderers fed with plain data (a RoundResult or its to_dict())."""
+"""bot.exports.report: pure renderers fed with plain data (a RoundResult or its to_dict())."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from bot.report import (
+from bot.exports.report import (
     adjudication_dict,
     escape_bbcode,
     escape_markdown,

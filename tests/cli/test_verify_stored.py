@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from bot.db.engine import make_database
 from bot.db.models import Round
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.views import MemberRef
 
 DUELBOT = str(Path(sys.executable).with_name("duelbot"))

@@ -14,7 +14,7 @@ from bot.config import DuelSettings
 from bot.db import migrate
 from bot.db.engine import make_database
 from bot.db.models import Duel, GuildSettings, Round
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import StateConflict
 
 GUILD = 4242

@@ -10,7 +10,7 @@ from typing import Any
 from bot.config import DiscordSettings, DuelSettings, LimitSettings, Settings, WorkerSettings
 from bot.db.engine import Database
 from bot.discord.client import DuelBot, ShardedDuelBot, create_bot
-from bot.services import Services
+from bot.services.container import Services
 from tests.fakediscord import MANAGE_GUILD, FakeDiscord, run_bot
 from tests.fakediscord.models import FakeGuild, FakeUser
 

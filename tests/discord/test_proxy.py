@@ -24,7 +24,7 @@ from nirn_proxy.queue_manager import QueueManager
 from bot.config import ConfigError, Settings, load_settings
 from bot.discord.client import DuelBot, create_bot
 from bot.discord.pacing import CEILING, shared_pacer
-from bot.services import Services
+from bot.services.container import Services
 from tests.discord.harness import bot_settings, populate
 from tests.fakediscord import FakeDiscord, RateLimits, run_bot
 from tests.fakediscord.models import FakeUser

@@ -13,7 +13,7 @@ from typing import Any
 import discord
 
 from bot.discord.client import create_bot
-from bot.services import Services
+from bot.services.container import Services
 from tests.discord.harness import bot_settings, populate
 from tests.discord.test_full_duel import all_text
 from tests.fakediscord import FakeDiscord, run_bot

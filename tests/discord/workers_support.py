@@ -22,7 +22,7 @@ from bot.discord.client import DuelBot, create_bot, wake_outbox
 from bot.discord.workers.poster import Poster
 from bot.discord.workers.scheduler import Scheduler
 from bot.presentation.discord_posts import marker_ids
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.views import DuelView, MemberRef
 from tests.fakediscord import (
     DEFAULT_BOT_PERMISSIONS,

@@ -27,7 +27,7 @@ from bot.discord.errors import UNEXPECTED
 from bot.presentation.discord_posts import render_post
 from bot.rules.errors import InvalidChoice
 from bot.rules.rule_2_14 import LABELS, parse_move
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import DomainError, InvalidInput
 from bot.services.profiles import clean_name
 from bot.services.views import MemberRef

@@ -1,6 +1,6 @@
 """The command line asks the ruleset (issue 11): the test-only fourth ruleset, once
 registered, has its own `duelbot odds` flags and report, and `duelbot adjudicate` takes
-its rounds, with no change to bot/cli.py (run in this process: a subprocess could not
+its rounds, with no change to bot/cli (run in this process: a subprocess could not
 know a ruleset that only a test registers)."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.db.models import Base, OutboxPost, Round, utcnow
-from bot.services import Services
+from bot.services.container import Services
 from tests.sandbox.support import DUELBOT, running_sandbox
 from tests.services.helpers import GUILD, duel_with_round
 

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-import bot.export
+import bot.exports.formats
 from bot.db.engine import Database
 from bot.db.models import Duel, Round
 from bot.services.views import MemberRef
@@ -278,7 +278,7 @@ async def test_a_result_after_three_undos_cites_the_last_one(
 async def test_export_renders_off_the_event_loop(
     fake_discord: FakeDiscord, database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    render = bot.export.export_duel
+    render = bot.exports.formats.export_duel
     threads: list[int] = []
 
     def slow_render(*args: Any) -> str:
@@ -288,7 +288,7 @@ async def test_export_renders_off_the_event_loop(
         return render(*args)
 
     # Patched where the cog imports it from: discord.py loads a cog's module afresh.
-    monkeypatch.setattr(bot.export, "export_duel", slow_render)
+    monkeypatch.setattr(bot.exports.formats, "export_duel", slow_render)
     async with running_world(fake_discord, database) as w:
         duel_id = await stats_and_duel(w)
         await play_round(w, duel_id, (w.ann, "evade"), (w.bob, "evade"))

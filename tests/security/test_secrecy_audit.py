@@ -1,5 +1,5 @@
 """Secrecy audit: a whole duel through the real client and the fake Discord, with the bot's
-logging configured as in production (bot.__main__.configure_logging) at DEBUG and every log
+logging configured as in production (bot.bootstrap.configure_logging) at DEBUG and every log
 record of every logger captured, and every REST request (path, headers, body) recorded.
 
 A round's moves (ids and labels) must not appear anywhere before that round closes, except
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bot.__main__ import QUIET_AT_DEBUG, configure_logging
+from bot.bootstrap import QUIET_AT_DEBUG, configure_logging
 from bot.db.engine import Database
 from bot.rules.rule_2_14 import LABELS, MOVE_IDS
 from tests.discord.harness import World, running_world

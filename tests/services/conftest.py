@@ -8,7 +8,7 @@ import pytest
 
 from bot.config import DuelSettings
 from bot.db.engine import Database
-from bot.services import Services
+from bot.services.container import Services
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ duels never appear."""
 from __future__ import annotations
 
 from bot.db.engine import Database
-from bot.services import Services
+from bot.services.container import Services
 from tests.archive.duels import rule_2_14_duel
 from tests.services.helpers import CAROL, CHANNEL, COMMANDER, DAVE, GUILD
 

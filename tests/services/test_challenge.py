@@ -9,7 +9,7 @@ from sqlalchemy import select
 from bot.db.engine import Database
 from bot.db.models import OutboxPost
 from bot.rules.dice import commitment, derive_roll
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import InvalidInput, NotFound
 from bot.services.views import MemberRef
 

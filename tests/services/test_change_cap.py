@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import DuelSettings
 from bot.db.engine import Database
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import TooManyChanges
 from tests.services.helpers import ALICE, BOB, duel_with_round, submissions
 

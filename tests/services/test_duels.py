@@ -12,7 +12,7 @@ from bot.db.engine import Database
 from bot.db.models import AuditEntry, Duel, Round, Submission, utcnow
 from bot.rules.dice import derive_roll
 from bot.rules.rule_2_14 import MOVE_IDS
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import (
     AmbiguousDuel,
     InvalidInput,

@@ -17,7 +17,7 @@ from sqlalchemy.exc import OperationalError
 from bot.config import DuelSettings
 from bot.db import sqlite_moves
 from bot.db.engine import Database
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import InvalidInput, MoveAlreadyLocked, Unavailable
 from bot.services.views import MemberRef
 from tests.services.helpers import (

@@ -6,7 +6,7 @@ there is nowhere to send it the audit says so. Real database (SQLite and Postgre
 from __future__ import annotations
 
 from bot.db.engine import Database
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.outbox import REROUTED_CHANNEL, REROUTED_DM
 from tests.services.helpers import COMMANDER, audit_rows, new_duel, outbox_rows
 

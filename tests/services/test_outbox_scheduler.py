@@ -10,7 +10,7 @@ from sqlalchemy import select, update
 
 from bot.db.engine import Database
 from bot.db.models import OutboxPost, Round, utcnow
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.outbox import MAX_ATTEMPTS, backoff
 from tests.services.helpers import (
     ALICE,

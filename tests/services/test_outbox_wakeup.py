@@ -7,7 +7,7 @@ import pytest
 
 from bot.db.engine import Database
 from bot.db.models import OutboxPost, utcnow
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import DomainError
 from tests.services.helpers import (
     ALICE,

@@ -9,7 +9,7 @@ import pytest
 from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.db.models import AuditEntry, DuellistProfile
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import InvalidInput, NotFound
 from tests.services.helpers import ALICE, BOB, COMMANDER, GUILD, audit_rows, count
 

@@ -18,7 +18,7 @@ from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, Round, Submission
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import RoundNotOpen
 from bot.services.views import MemberRef, RoundClosed
 from tests.services.helpers import (

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.db.models import Duel, LadderEntry, LadderRating
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import InvalidInput, StateConflict
 from bot.services.ladder_model import Standing, play
 from bot.services.ladder_views import RecordLine

@@ -10,7 +10,7 @@ import pytest
 
 from bot.config import DuelSettings
 from bot.db.engine import make_database
-from bot.services import Services
+from bot.services.container import Services
 from bot.services.errors import AmbiguousDuel, NextStep, NotFound, StateConflict, Unavailable
 from bot.services.scope import DuelScope
 from tests.services.helpers import ALICE, BOB, CAROL, COMMANDER, GUILD, duel_with_round

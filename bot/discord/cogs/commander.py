@@ -16,13 +16,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.archive import export_html
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.flood import refuse_over_budget
 from bot.discord.forum import duel_home
 from bot.discord.sheet_input import parse_sheet_fields
-from bot.export import export_duel
+from bot.exports.formats import export_duel, export_html
 from bot.presentation.discord_replies import (
     deadline_text,
     duel_embed,

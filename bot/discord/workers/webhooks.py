@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import discord
 
-from bot.services import Services
+from bot.services.container import Services
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import sys
 
+from bot.bootstrap import ConfigError, load_settings, open_services
 from bot.db.engine import DatabaseUnavailable
 from bot.services.errors import Unavailable
 from bot.services.ladder_views import RebuildReport
@@ -31,8 +32,6 @@ def rebuild(args: argparse.Namespace) -> int:
     try:
         reports = asyncio.run(_run(args.config, guild, bool(args.check)))
     except Exception as exc:  # configuration or database: say what, exit 2
-        from bot.config import ConfigError
-
         if not isinstance(exc, ConfigError | DatabaseUnavailable | Unavailable | OSError):
             raise
         said = exc.detail if isinstance(exc, Unavailable) else str(exc)
@@ -45,19 +44,11 @@ def rebuild(args: argparse.Namespace) -> int:
 
 
 async def _run(config: str | None, guild: int | None, check: bool) -> list[RebuildReport]:
-    from bot.config import load_settings
-    from bot.db.engine import make_database
-    from bot.services import Services
-
-    settings = load_settings(config)
-    db = make_database(settings.database.url)
-    try:
-        ratings = Services.create(db, settings.duels).ratings
+    async with open_services(load_settings(config)) as services:
+        ratings = services.ratings
         return [
             await ratings.rebuild(g, r, check_only=check) for g, r in await ratings.ladders(guild)
         ]
-    finally:
-        await db.dispose()
 
 
 def summary(reports: list[RebuildReport], *, check: bool) -> list[str]:

@@ -1,13 +1,14 @@
 """Export a whole duel (pure): Markdown, BBCode or JSON. Rounds still open stay sealed:
 only their number, commitment and deadline appear. The text formats are laid out once in
-bot/presentation/markup.py; the JSON document is bot/duel_export.py's."""
+bot/presentation/markup.py; the JSON document is bot/exports/document.py's."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from bot.duel_export import duel_document
+from bot.archive.page import render_duel_page
+from bot.exports.document import duel_document
 from bot.presentation.markup import MARKUPS, duel_export
 from bot.presentation.views import history_view
 from bot.services.views import DuelHistory
@@ -16,7 +17,7 @@ EXPORT_FORMATS = ("markdown", "bbcode", "json")
 
 
 def duel_json(history: DuelHistory) -> dict[str, Any]:
-    """The versioned JSON export (docs/export-format.md); bot.duel_export builds it."""
+    """The versioned JSON export (docs/export-format.md); bot.exports.document builds it."""
     return duel_document(history)
 
 
@@ -26,3 +27,8 @@ def export_duel(history: DuelHistory, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(duel_json(history), indent=2, ensure_ascii=False) + "\n"
     return duel_export(history_view(history), MARKUPS[fmt])
+
+
+def export_html(history: DuelHistory) -> str:
+    """A duel's archive page, from what `/duel export` and `duelbot export` already read."""
+    return render_duel_page(duel_json(history))

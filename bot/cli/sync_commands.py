@@ -21,9 +21,9 @@ import sys
 import aiohttp
 import discord
 
-from bot.config import ConfigError, Settings, load_settings
+from bot.bootstrap import ConfigError, Settings, load_settings, open_services
 from bot.discord.client import DuelBot, create_bot
-from bot.services import Services
+from bot.services.container import Services
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -50,14 +50,16 @@ async def sync_tree(bot: DuelBot) -> str:
 
 
 async def sync_commands(settings: Settings, token: str) -> int:
-    from bot.db.engine import make_database
-
     # The database is never connected to: services are only constructed.
-    db = make_database(settings.database.url)
+    async with open_services(settings) as services:
+        return await _sync_with(services, settings, token)
+
+
+async def _sync_with(services: Services, settings: Settings, token: str) -> int:
     quiet = dataclasses.replace(
         settings, discord=dataclasses.replace(settings.discord, sync_commands=False)
     )
-    bot = create_bot(Services.create(db, settings.duels), quiet)
+    bot = create_bot(services, quiet)
     try:
         await bot.login(token)  # runs setup_hook: the extensions, hence the tree; no sync
         print(await sync_tree(bot))
@@ -83,7 +85,6 @@ async def sync_commands(settings: Settings, token: str) -> int:
         return EXIT_FAILED
     finally:
         await bot.close()
-        await db.dispose()
 
 
 def main(config_path: str | None) -> int:

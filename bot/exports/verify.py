@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.duel_export import FORMAT, ROUND_STATUSES, VERSION
+from bot.exports.document import FORMAT, ROUND_STATUSES, VERSION
 from bot.rules.base import Ruleset, get_ruleset
 from bot.rules.dice import commitment, derive_roll, parse_seed, roll_label
 from bot.rules.errors import RulesError
