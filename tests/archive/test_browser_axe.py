@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.archive import write_archive
-from bot.services import Services
+from bot.services.container import Services
 from tests.archive.axe import assert_accessible
 from tests.archive.browser import open_page
 from tests.archive.duels import by_this_axe_duel, export_of, rule_2_14_duel
