@@ -9,6 +9,7 @@ The Discord client itself is built by the command that runs it (bot/cli/run.py).
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -63,6 +64,28 @@ class _OneLineReconnects(logging.Filter):
             record.exc_info = None
             record.exc_text = None
         return True
+
+
+NO_TOKEN = (
+    "duelbot: set DISCORD_TOKEN to the bot token (from the Discord developer portal); "
+    "it is never read from files."
+)
+
+
+def settings_and_token(config_path: str | None) -> tuple[Settings, str] | None:
+    """The settings and the bot token, for the commands that talk to Discord (`run`,
+    `sync-commands`); None, after one line on stderr, when the config is bad or
+    DISCORD_TOKEN is not set (the caller exits 2)."""
+    try:
+        settings = load_settings(config_path)
+    except ConfigError as exc:
+        print(f"duelbot: {exc}", file=sys.stderr)
+        return None
+    token = os.environ.get("DISCORD_TOKEN", "").strip()
+    if not token:
+        print(NO_TOKEN, file=sys.stderr)
+        return None
+    return settings, token
 
 
 def configure_logging(level: str) -> None:

@@ -18,20 +18,16 @@ from bot.bootstrap import (
     ConfigError,
     Settings,
     configure_logging,
-    load_settings,
     open_services,
     prepare_database,
     reason,
+    settings_and_token,
 )
 from bot.discord.client import create_bot
 from bot.services.container import Services
 
 log = logging.getLogger("bot")
 
-NO_TOKEN = (
-    "duelbot: set DISCORD_TOKEN to the bot token (from the Discord developer portal); "
-    "it is never read from files."
-)
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -45,15 +41,10 @@ RETRY_DELAYS = (5.0, 10.0, 20.0, 40.0, 60.0)
 def run_bot(config_path: str | None) -> int:
     """Run the bot until SIGTERM/SIGINT; 0 on a clean stop, 2 on a usage error (bad config,
     no token, a token or intents Discord refuses), 1 when the database cannot be used."""
-    try:
-        settings = load_settings(config_path)
-    except ConfigError as exc:
-        print(f"duelbot: {exc}", file=sys.stderr)
+    loaded = settings_and_token(config_path)
+    if loaded is None:
         return EXIT_USAGE
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
-    if not token:
-        print(NO_TOKEN, file=sys.stderr)
-        return EXIT_USAGE
+    settings, token = loaded
     try:
         configure_logging(settings.log_level)
     except ConfigError as exc:

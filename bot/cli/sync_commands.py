@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import sys
 
 import aiohttp
 import discord
 
-from bot.bootstrap import ConfigError, Settings, load_settings, open_services
+from bot.bootstrap import Settings, open_services, settings_and_token
 from bot.discord.client import DuelBot, create_bot
 from bot.services.container import Services
 
@@ -88,19 +87,10 @@ async def _sync_with(services: Services, settings: Settings, token: str) -> int:
 
 
 def main(config_path: str | None) -> int:
-    try:
-        settings = load_settings(config_path)
-    except ConfigError as exc:
-        print(f"duelbot: {exc}", file=sys.stderr)
+    loaded = settings_and_token(config_path)
+    if loaded is None:
         return EXIT_USAGE
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
-    if not token:
-        print(
-            "duelbot: set DISCORD_TOKEN to the bot token (from the Discord developer portal).",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    return asyncio.run(sync_commands(settings, token))
+    return asyncio.run(sync_commands(*loaded))
 
 
 __all__ = ["main", "sync_commands", "sync_tree"]
