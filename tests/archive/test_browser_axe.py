@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.archive import write_archive
+from bot.archive.site import write_archive
 from bot.services.container import Services
 from tests.archive.axe import assert_accessible
 from tests.archive.browser import open_page
