@@ -9,7 +9,8 @@ from bot.services.challenges import Challenges
 from bot.services.lifecycle import DuelLifecycle
 from bot.services.reads import DuelReads
 from bot.services.rounds import RoundCommands
+from bot.services.undo import UndoCommands
 
 
-class DuelService(DuelReads, DuelLifecycle, RoundCommands, Challenges):
+class DuelService(DuelReads, DuelLifecycle, RoundCommands, UndoCommands, Challenges):
     """Every duel use case, for callers that hold one service (``Services.duels``)."""

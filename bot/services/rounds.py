@@ -1,6 +1,6 @@
 """Round commands: open a round (a step, for a multi-step ruleset), take a secret move,
-close and adjudicate it exactly once (the next step of a multi-step ruleset opens at once),
-and undo the last result."""
+close and adjudicate it exactly once (the next step of a multi-step ruleset opens at once).
+Undo is in undo.py."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from bot.services.duel_support import (
     adjudication_settings,
     announce,
     audit_duel,
-    clean_reason,
     duel_view,
     iso,
     legal_moves,
@@ -51,19 +50,15 @@ from bot.services.messages import (
     RoundOpen,
     RoundPrompt,
     RoundResultPost,
-    RoundUndone,
 )
 from bot.services.move_intake import GroupCommit, MoveRequest
 from bot.services.profiles import clean_name
 from bot.services.scope import DuelScope
-from bot.services.settings import load_settings_row, undo_window
 from bot.services.unit import transaction
 from bot.services.views import (
-    DuelView,
     RoundClosed,
     RoundOpened,
     SubmissionReceipt,
-    window_text,
 )
 
 SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
@@ -71,7 +66,6 @@ SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
 # (issue 23): the opening sets the deadline, and so when a missing move forfeits.
 OPEN_REFUSAL = ("open its rounds or set their deadlines", "Another commander opens them.")
 CLOSE_REFUSAL = ("close its round", "Another commander closes it, or its deadline does.")
-UNDO_REFUSAL = ("undo its rounds", "Another commander can undo a round (with a reason).")
 
 
 class RoundCommands(DuelUseCases):
@@ -509,118 +503,6 @@ class RoundCommands(DuelUseCases):
         return RoundClosed(
             view, rnd.number, result.outcome, stored, rnd.seed, rnd.commitment, actor_id, reason
         )
-
-    # -- undo ---------------------------------------------------------------------------
-
-    async def undo_round(
-        self,
-        *,
-        duel_id: int,
-        guild_id: int | None,
-        actor_id: int,
-        reason: str,
-        round_no: int | None = None,
-    ) -> DuelView:
-        """Void the duel's latest round's result: the duel returns to its state before it;
-        the undone result stays in the ledger with who undid it and why (``reason`` is
-        required: an undo followed by a new close is a re-roll, so it is accountable).
-
-        Accountable in time too (issue 23): only the latest round of the duel (``round_no``,
-        if given, must name it), only while no later round has opened, and only within the
-        server's undo window after its close (``/config undo-window``, default 24 h)."""
-        reason = clean_reason(reason, "undoing the round")
-        async with transaction(self._db) as session:
-            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, UNDO_REFUSAL)
-            if duel.status == "ended" and duel.end_kind != "result":
-                raise StateConflict(
-                    f"Duel #{duel.id} was ended by a commander; its rounds can no longer be "
-                    "undone.",
-                    duel_id=duel.id,
-                )
-            rnd = await self._undoable_round(session, duel, round_no)
-            now = utcnow()
-            rnd.status = "undone"
-            rnd.undone_by = actor_id
-            rnd.undone_at = now
-            rnd.undo_reason = reason
-            before = rnd.state_before
-            duel.state = dict(before)
-            duel.locked = bool(before.get("locked", False))
-            duel.winner = before.get("winner") if before.get("winner") in SIDES else None
-            duel.status = "live"
-            duel.ended_at = None
-            duel.end_reason = None
-            duel.end_kind = None
-            duel.rounds_played -= 1
-            await ratings.duel_reopened(session, duel)
-            await session.flush()
-            view = duel_view(duel)
-            undone = RoundUndone(duel.id, rnd.number, rnd.outcome, actor_id, reason)
-            announce(
-                session,
-                view,
-                undone,
-                key=f"{rnd.id}",
-                on_behalf_of=actor_id,
-                actor_id=actor_id,
-                action="round.undo",
-                details={"round": rnd.number, "undone_outcome": rnd.outcome, "reason": reason},
-            )
-            return view
-
-
-    async def _undoable_round(
-        self, session: AsyncSession, duel: Duel, round_no: int | None
-    ) -> Round:
-        """The round an undo of ``duel`` may void, row-locked: its latest round, closed,
-        within the server's undo window; anything else is refused naming what is allowed."""
-        latest = await queries.last_round_for_update(session, duel.id)
-        if latest is None or latest.status == "cancelled" or (
-            latest.status == "open" and latest.number == 1
-        ):
-            raise StateConflict(f"Duel #{duel.id} has no closed round to undo.", duel_id=duel.id)
-        if latest.status == "open":
-            raise StateConflict(
-                f"Round {latest.number} of duel #{duel.id} is open: a result can be undone "
-                "only until the next round opens, so the earlier rounds are settled. Only "
-                "the latest round, once closed, can be undone.",
-                duel_id=duel.id,
-                round_no=latest.number,
-            )
-        if latest.status == "undone":
-            raise StateConflict(
-                f"Round {latest.number} of duel #{duel.id} is already undone, and the rounds "
-                "before it are settled: only the latest round of a duel can be undone, "
-                "until the next round opens. Open the next round to play it again.",
-                duel_id=duel.id,
-                round_no=latest.number,
-            )
-        if round_no is not None and round_no != latest.number:
-            raise StateConflict(
-                f"Round {round_no} of duel #{duel.id} cannot be undone: only the latest round "
-                f"of a duel can be, and that is round {latest.number}.",
-                duel_id=duel.id,
-                round_no=latest.number,
-            )
-        settings = await load_settings_row(session, duel.guild_id, self._defaults)
-        window = undo_window(settings, self._defaults)
-        closed_at = latest.closed_at or latest.opened_at
-        if not window:
-            raise NotAllowed(
-                f"Undo is off in this server: round {latest.number} of duel #{duel.id} "
-                "stays as it is. A server admin can turn undo on with an undo window.",
-                duel_id=duel.id,
-                round_no=latest.number,
-            )
-        if utcnow() > closed_at + window:
-            raise StateConflict(
-                f"Round {latest.number} of duel #{duel.id} closed at {closed_at:%Y-%m-%d %H:%M} "
-                f"UTC: a result can be undone for {window_text(window)} after its close in "
-                f"this server, so it is settled now.",
-                duel_id=duel.id,
-                round_no=latest.number,
-            )
-        return latest
 
 
 def _undone_before(earlier: list[Round]) -> Round | None:
