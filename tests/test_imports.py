@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.test_layering import imported_names
+
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "bot"
 
@@ -88,16 +90,8 @@ def _module_level_imports(path: Path, root: Path, modules: set[str]) -> set[str]
 
     def visit(body: list[ast.stmt]) -> None:
         for node in body:
-            if isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package[: len(package) - node.level + 1]
-                    prefix = ".".join([*base, node.module] if node.module else base)
-                else:
-                    prefix = node.module or ""
-                found.add(prefix)
-                found.update(f"{prefix}.{alias.name}" for alias in node.names)
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                found.update(imported_names(node, package))
             elif isinstance(node, ast.If):
                 test = node.test
                 if not (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"):

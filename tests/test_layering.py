@@ -54,6 +54,20 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def imported_names(node: ast.Import | ast.ImportFrom, package: list[str]) -> set[str]:
+    """What an import statement in a module of ``package`` names: each module, and for
+    ``from p import x`` both ``p`` and ``p.x`` (x may be a submodule); relative imports
+    resolved."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names}
+    if node.level:
+        base = package[: len(package) - node.level + 1]
+        prefix = ".".join([*base, node.module] if node.module else base)
+    else:
+        prefix = node.module or ""
+    return {prefix} | {f"{prefix}.{alias.name}" for alias in node.names}
+
+
 def imports_of(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = module_name(path).split(".")
@@ -61,16 +75,8 @@ def imports_of(path: Path) -> set[str]:
         package = package[:-1]
     found: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-                prefix = ".".join([*base, node.module] if node.module else base)
-            else:
-                prefix = node.module or ""
-            found.add(prefix)
-            found.update(f"{prefix}.{alias.name}" for alias in node.names)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found |= imported_names(node, package)
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute | ast.Name)
