@@ -43,10 +43,12 @@ def test_the_registry_lists_the_three_rulesets() -> None:
     assert registry.BUILTIN == ALL
     assert registry.ids() == ("by-this-axe", "foeq-spell-duel", "rule-2.14")
     for ruleset in ALL:
-        assert registry.get(ruleset.id) is ruleset is registry.get(ruleset.id)
+        assert registry.get(ruleset.id) is ruleset is registry.get_or_none(ruleset.id)
     assert registry.DEFAULT_RULESET_ID == "rule-2.14"
     with pytest.raises(RulesError, match=r"known: by-this-axe, foeq-spell-duel, rule-2\.14"):
         registry.get("chess")
+    assert registry.get_or_none("chess") is None
+    assert registry.get_or_none("") is None
 
 
 def test_a_test_ruleset_registers_and_leaves() -> None:
