@@ -58,7 +58,7 @@ def ruleset_or_none(ruleset_id: str | None) -> Ruleset | None:
 
 
 def ruleset_title(ruleset_id: str) -> str:
-    rules = ruleset_or_none(ruleset_id) if ruleset_id else None
+    rules = registry.get_or_none(ruleset_id)
     return rules.title if rules is not None else ruleset_id or "unknown ruleset"
 
 
