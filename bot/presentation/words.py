@@ -74,7 +74,12 @@ def move_label(ruleset_id: str, move: str | None) -> str:
     if move is None:
         return "no move"
     rules = registry.get_or_none(ruleset_id)
-    return move if rules is None else rules.choice_label(move)
+    if rules is None:
+        return move
+    try:
+        return rules.choice_label(move)
+    except RulesError:
+        return move
 
 
 def purpose_label(purpose: str) -> str:
