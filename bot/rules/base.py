@@ -33,10 +33,12 @@ from bot.rules.params import (
     normalize,
 )
 from bot.rules.terms import (
+    NOTHING_REMEMBERED,
     SIDES,
     Fighter,
     MoveSpec,
     OutcomeKind,
+    PreDuelOutcome,
     PreDuelStep,
     RoundResult,
     SheetField,
@@ -357,13 +359,13 @@ class Ruleset(ABC):
         b: Fighter,
         inputs: Mapping[str, Any],
         dice: DiceSource,
-    ) -> Any:
-        """Settle the pre-duel step ``step_id`` between ``a`` (who starts it) and ``b``.
-
-        Returns a frozen result with at least ``outcome`` (str), ``duel`` (bool: the duel is
-        fought), ``leadership_lost`` (bool: a penalty the services remember), ``roll`` (the
-        die rolled, or None), ``log`` and ``to_dict()``. ``inputs`` are the step's own
-        (the challenge: ``accepted``, ``units_in_contact``, ``leader_first_refusal``)."""
+        *,
+        remembered: Mapping[Side, frozenset[str]] = NOTHING_REMEMBERED,
+    ) -> PreDuelOutcome:
+        """Settle the pre-duel step ``step_id`` between ``a`` (who starts it) and ``b``
+        (the ``PreDuel`` capability, bot/rules/terms.py). ``inputs``: the step's declared
+        inputs by key, validated and with defaults filled by the caller; ``remembered``:
+        per side, the keys of the penalties this ruleset's steps cost that member before."""
         raise InvalidRoundInput(f"{self.title} has no pre-duel step {step_id!r}.")
 
     # -- storage -----------------------------------------------------------------------------

@@ -31,8 +31,7 @@ def _challenge(services: Services, accepted: bool, contact: bool = False):  # ty
         actor_id=CMDR,
         challenger=KING,
         challenged=DUKE,
-        accepted=accepted,
-        units_in_contact=contact,
+        inputs={"accepted": accepted, "contact": contact},
     )
 
 
@@ -40,22 +39,24 @@ async def test_accepted_challenge_starts_a_by_this_axe_duel(services: Services) 
     await _sheets(services)
     outcome = await _challenge(services, accepted=True)
     assert outcome.outcome == "accepted" and outcome.duel is not None
-    assert outcome.duel.ruleset == "by-this-axe" and not outcome.leadership_lost
+    assert outcome.duel.ruleset == "by-this-axe" and not outcome.penalties
+    assert outcome.sentence == "Duke accepts the challenge: the duel is fought"
 
 
 async def test_leader_loses_leadership_on_first_refusal_only(services: Services) -> None:
     await _sheets(services)
     first = await _challenge(services, accepted=False)
-    assert first.outcome == "refused" and first.duel is None and first.leadership_lost
+    assert first.outcome == "refused" and first.duel is None
+    assert first.penalties == ("Duke loses his leadership for this turn",)
     second = await _challenge(services, accepted=False)
-    assert second.outcome == "refused" and not second.leadership_lost
+    assert second.outcome == "refused" and not second.penalties
     assert any("without penalty" in line for line in second.log)
 
 
 async def test_non_leader_refuses_freely(services: Services) -> None:
     await _sheets(services, leader=False)
     outcome = await _challenge(services, accepted=False)
-    assert outcome.outcome == "refused" and not outcome.leadership_lost
+    assert outcome.outcome == "refused" and not outcome.penalties
 
 
 async def test_force_roll_is_fair_and_published(services: Services, database: Database) -> None:
@@ -92,6 +93,5 @@ async def test_challenge_refusals_are_clear(services: Services) -> None:
             actor_id=CMDR,
             challenger=KING,
             challenged=KING,
-            accepted=True,
-            units_in_contact=False,
+            inputs={"accepted": True},
         )
