@@ -32,17 +32,18 @@ def _clip(text: str) -> str:
 
 def challenge_description() -> str:
     """The command's description, from the steps' words: "Settle a pre-duel challenge
-    (<title>: <summary>)" for one ruleset, the rulesets' titles for several."""
+    (<short name>: <summary>)" for one ruleset, the rulesets' short names for several."""
     rulesets = challenge_rulesets()
     if not rulesets:
         return "Settle a pre-duel challenge (no installed duel system has one)"
     if len(rulesets) == 1:
         rules = rulesets[0]
         step = step_of(rules, CHALLENGE_STEP_ID)
-        what = f"{rules.title}: {step.summary}" if step.summary else rules.title
+        name = rules.short_name()
+        what = f"{name}: {step.summary}" if step.summary else name
         return _clip(f"Settle a pre-duel {step.title.lower()} ({what})")
     return _clip(
-        "Settle a pre-duel challenge (" + ", ".join(r.title for r in rulesets) + ")"
+        "Settle a pre-duel challenge (" + ", ".join(r.short_name() for r in rulesets) + ")"
     )
 
 

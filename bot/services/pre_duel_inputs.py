@@ -122,6 +122,10 @@ def _parse(spec: PreDuelInput, value: object) -> InputValue:
     raise wrong
 
 
+def _the_step(rules: Ruleset, step: PreDuelStep) -> str:
+    return f"The {step.title.lower()} ({rules.short_name()})"
+
+
 def validated_inputs(
     rules: Ruleset, step: PreDuelStep, given: Mapping[str, object]
 ) -> dict[str, InputValue | None]:
@@ -134,7 +138,7 @@ def validated_inputs(
     takes = ", ".join(f"{spec.key} ({allowed_values(spec)})" for spec in step.inputs) or "none"
     if unknown:
         raise InvalidInput(
-            f"{rules.title}'s {step.title.lower()} does not take {', '.join(unknown)}. "
+            f"{_the_step(rules, step)} does not take {', '.join(unknown)}. "
             f"It takes: {takes}.",
             ruleset=rules.id,
             allowed=tuple(declared),
@@ -145,7 +149,7 @@ def validated_inputs(
         if value is None:
             if spec.required:
                 raise InvalidInput(
-                    f"{rules.title}'s {step.title.lower()} needs {spec.key} ({spec.label}): "
+                    f"{_the_step(rules, step)} needs {spec.key} ({spec.label}): "
                     f"{allowed_values(spec)}.",
                     ruleset=rules.id,
                     allowed=spec.choices,

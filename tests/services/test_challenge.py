@@ -7,10 +7,11 @@ import pytest
 from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import OutboxPost
+from bot.db.models import DuellistProfile, OutboxPost
 from bot.rules.dice import commitment, derive_roll
 from bot.services.container import Services
 from bot.services.errors import InvalidInput, NotFound
+from bot.services.profiles import profile_view
 from bot.services.views import MemberRef
 
 GUILD, CHANNEL, CMDR = 5, 6, 99
@@ -94,4 +95,64 @@ async def test_challenge_refusals_are_clear(services: Services) -> None:
             challenger=KING,
             challenged=KING,
             inputs={"accepted": True},
+        )
+
+
+async def _duke_sheets(database: Database) -> dict[str, object]:
+    async with database.transaction() as session:
+        row = (
+            await session.execute(
+                select(DuellistProfile).where(DuellistProfile.user_id == DUKE.user_id)
+            )
+        ).scalar_one()
+        return dict(row.sheets or {})
+
+
+async def test_the_penalty_is_remembered_generically_and_an_older_record_still_counts(
+    services: Services, database: Database
+) -> None:
+    await _sheets(services)
+    await _challenge(services, accepted=False)
+    record = (await _duke_sheets(database))["by-this-axe:refusals"]
+    assert record == {
+        "step": "challenge", "times": 1, "sentence": "Duke loses his leadership for this turn"
+    }
+    # What an earlier duelbot stored for a leader's first refusal still makes the next free.
+    async with database.transaction() as session:
+        row = (
+            await session.execute(
+                select(DuellistProfile).where(DuellistProfile.user_id == DUKE.user_id)
+            )
+        ).scalar_one()
+        row.sheets = {**(row.sheets or {}), "by-this-axe:refusals": {"refused_before": True}}
+    again = await _challenge(services, accepted=False)
+    assert again.outcome == "refused" and again.penalties == ()
+    # The remembered penalty is no sheet: the profile shows the By This Axe sheet only.
+    async with database.transaction() as session:
+        row = (
+            await session.execute(
+                select(DuellistProfile).where(DuellistProfile.user_id == DUKE.user_id)
+            )
+        ).scalar_one()
+        assert "by-this-axe:refusals" in (row.sheets or {})
+        assert set(profile_view(row).sheets) == {"by-this-axe"}
+
+
+async def test_a_ruleset_named_must_declare_the_challenge(services: Services) -> None:
+    await _sheets(services)
+    with pytest.raises(InvalidInput, match="FoEQ spell duel has no challenge step. These do: "
+                                           r"by-this-axe \(By This Axe duels\)"):
+        await services.duels.challenge(
+            guild_id=GUILD, channel_id=CHANNEL, actor_id=CMDR, challenger=KING,
+            challenged=DUKE, inputs={"accepted": True}, ruleset="foeq-spell-duel",
+        )
+    with pytest.raises(InvalidInput, match="Unknown ruleset 'nope'"):
+        await services.duels.challenge(
+            guild_id=GUILD, channel_id=CHANNEL, actor_id=CMDR, challenger=KING,
+            challenged=DUKE, inputs={"accepted": True}, ruleset="nope",
+        )
+    with pytest.raises(InvalidInput, match=r"needs accepted \(accepted\): yes or no"):
+        await services.duels.challenge(
+            guild_id=GUILD, channel_id=CHANNEL, actor_id=CMDR, challenger=KING,
+            challenged=DUKE, inputs={"contact": True},
         )

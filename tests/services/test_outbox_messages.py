@@ -166,5 +166,5 @@ def test_a_challenge_post_of_version_1_is_refused_by_name() -> None:
     """Version 2 carries the ruleset's words (headline, sentence, penalties); a version 1
     row (By This Axe's flags) left in the outbox across the upgrade is given up, named."""
     old = {"version": 1, "duel_id": None, "outcome": "refused", "leadership_lost": True}
-    with pytest.raises(MessageFormatError, match="challenge payload version 1 .* reads version 2"):
+    with pytest.raises(MessageFormatError, match=r"challenge payload version 1 .* reads version 2"):
         parse_message("challenge", old)
