@@ -1,6 +1,7 @@
 """The terms of the ruleset contract: the plain, frozen data every ruleset and every layer
 speaks (a side, a fighter, a legal move, a log line, a round's result, a sheet field, a step
-before round 1). The ``Ruleset`` class itself is in bot/rules/base.py, house rules and
+before round 1 with its inputs, outcome and penalties), and the ``PreDuel`` capability those
+steps belong to. The ``Ruleset`` class itself is in bot/rules/base.py, house rules and
 per-duel settings in bot/rules/params.py."""
 
 from __future__ import annotations
