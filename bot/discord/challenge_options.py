@@ -23,6 +23,7 @@ from bot.services.pre_duel_inputs import allowed_values, step_of
 F = TypeVar("F", bound=Callable[..., Any])
 
 DESCRIPTION_MAX = 100  # Discord's limit for a command's or an option's description
+OPTIONS_MAX = 25  # Discord's limit of options on one command
 
 
 def _clip(text: str) -> str:
@@ -98,5 +99,11 @@ def with_step_options(callback: F) -> F:
         callback = app_commands.choices(
             ruleset=[app_commands.Choice(name=r.title[:100], value=r.id) for r in rulesets]
         )(callback)
+    if len(fixed) - 2 + len(added) > OPTIONS_MAX:  # self and interaction are no options
+        raise ValueError(
+            f"/duel challenge would have {len(fixed) - 2 + len(added)} options, over "
+            f"Discord's {OPTIONS_MAX}: the rulesets declaring a challenge step declare "
+            "too many distinct inputs."
+        )
     callback.__signature__ = signature.replace(parameters=[*fixed, *added])  # type: ignore[attr-defined]
     return app_commands.describe(**descriptions)(callback)

@@ -6,7 +6,9 @@ its inputs are refused clearly, and By This Axe's challenge keeps its options.""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,12 +16,14 @@ from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.models import Duel, DuellistProfile
+from bot.discord.challenge_options import with_step_options
 from bot.rules import registry
+from bot.rules.terms import PreDuelInput, PreDuelStep
 from tests.discord.harness import running_world
 from tests.discord.test_full_duel import all_text
 from tests.fakediscord import FakeDiscord
 from tests.rulesets.fencing import RULESET_ID
-from tests.rulesets.fencing_challenge import CHALLENGING_FENCING
+from tests.rulesets.fencing_challenge import CHALLENGING_FENCING, GLOVE, ChallengingFencing
 
 AXE = "by-this-axe"
 
@@ -141,3 +145,26 @@ async def test_a_second_ruleset_settles_its_own_challenge_through_the_bot(
             accepted=True, weapon="epee", ruleset=AXE,
         )
         assert "The challenge (By This Axe) does not take weapon" in reply.content, reply.content
+
+
+class TooManyInputs(ChallengingFencing):
+    def pre_duel_steps(self) -> tuple[PreDuelStep, ...]:
+        inputs = tuple(PreDuelInput(f"q{n}", "bool", f"q{n}", "?") for n in range(23))
+        return (replace(GLOVE, inputs=inputs),)
+
+
+def test_the_command_refuses_more_options_than_discord_allows() -> None:
+    async def callback(self: Any, interaction: Any, challenger: Any, challenged: Any,
+                       **inputs: Any) -> None:
+        """A stand-in callback with the command's fixed parameters."""
+
+    registry.register(TooManyInputs())
+    try:
+        with pytest.raises(ValueError, match="would have 28 options, over Discord's 25"):
+            with_step_options(callback)
+    finally:
+        registry.unregister(RULESET_ID)
+    # By This Axe alone: challenger, challenged, accepted, contact.
+    assert list(inspect.signature(with_step_options(callback)).parameters) == [
+        "self", "interaction", "challenger", "challenged", "accepted", "contact",
+    ]
