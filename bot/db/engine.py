@@ -18,7 +18,6 @@ from sqlalchemy import event, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
-    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -192,14 +191,6 @@ class Database:
         # Here only after the commit succeeded (a rollback raised above).
         if session.info.pop(OUTBOX_WRITTEN, False):
             self._outbox_written()
-
-    @asynccontextmanager
-    async def core_transaction(self) -> AsyncIterator[AsyncConnection]:
-        """A transaction on a Core connection, for hot paths that write with Core statements
-        only (no ORM session, and so no outbox rows: those go through ``transaction``).
-        Committed when the block ends; errors as ``transaction``'s."""
-        async with _unavailable_when_unreachable(), self.engine.begin() as conn:
-            yield conn
 
     async def dispose(self) -> None:
         await self.engine.dispose()
