@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
 from bot.rules.dice import DiceSource, FairDice, Roll, ScriptedDice, ScriptExhausted
-from bot.rules.errors import InvalidHouseRule, InvalidRoundInput
+from bot.rules.errors import InvalidHouseRule, InvalidRoundInput, RulesError
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
@@ -86,6 +86,21 @@ class RoundResult:
 
 
 RollClasses = Callable[[int, str], list[tuple[int, int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceCheck:
+    """What the rules say of a move typed or clicked by ``side`` (Ruleset.check_choice):
+    the sides awaited now, whether this step closes as soon as they have chosen, and the
+    move's canonical id and label, or why it is not a move (``error``). The services decide
+    what to refuse first (bot/services/acceptance.py)."""
+
+    awaiting: tuple[Side, ...]
+    advances_at_once: bool
+    move_id: str | None
+    label: str | None
+    error: RulesError | None
+    current_label: str | None  # the label of the side's stored move, if it has one
 
 
 @dataclass(frozen=True, slots=True)
@@ -631,6 +646,28 @@ class Ruleset(ABC):
         sometimes halts for a player's choice (By This Axe's victim picking the forfeited
         dice) says so for those states only."""
         return self.auto_advance
+
+    def check_choice(
+        self, state_data: Mapping[str, Any], side: Side, text: str, current: str | None
+    ) -> ChoiceCheck:
+        """Everything a move needs from the rules in one call (issue 25: the move's path
+        asks the rules once): ``state_data`` is the duel's stored state, ``current`` the
+        side's stored move in the round, if any."""
+        state = self.state_from_dict(state_data)
+        move_id: str | None = None
+        error: RulesError | None = None
+        try:
+            move_id = self.parse_choice(text, state, side)
+        except RulesError as exc:
+            error = exc
+        return ChoiceCheck(
+            awaiting=tuple(self.awaiting_sides(state)),
+            advances_at_once=self.advances_at_once(state),
+            move_id=move_id,
+            label=None if move_id is None else self.choice_label(move_id),
+            error=error,
+            current_label=None if current is None else self.choice_label(current),
+        )
 
     def is_secret(self, state: Any) -> bool:
         """True when the next round's choices are secret until it closes."""

@@ -24,8 +24,6 @@ from datetime import datetime
 from typing import Any
 
 from bot.config import DuelSettings
-from bot.rules.base import Ruleset
-from bot.rules.errors import RulesError
 from bot.services.duel_support import RULE_SETTINGS, other_side, ruleset_of
 from bot.services.errors import (
     AmbiguousDuel,
@@ -89,32 +87,32 @@ NO_MOVES = SideMoves()
 class Accepted:
     side: str
     move_id: str
+    label: str
     supersedes: int | None  # the stored submission this move replaces
     changed_from: str | None
+    changed_from_label: str | None
     completes_round: bool
-    ruleset: Ruleset
 
 
 def side_in(duel: DuelSnapshot, user_id: int) -> str:
     return "a" if duel.a_user_id == user_id else "b"
 
 
-def _awaiting(ruleset: Ruleset, duel: DuelSnapshot) -> tuple[str, ...]:
-    return tuple(ruleset.awaiting_sides(ruleset.state_from_dict(duel.state)))
-
-
 def choose_round(
     found: Sequence[tuple[DuelSnapshot, RoundSnapshot]], user_id: int
 ) -> tuple[DuelSnapshot, RoundSnapshot]:
-    """For a DM that names no duel: the sender's one open round (of a multi-step duel, one
-    that awaits the sender), or the refusal (none, or several)."""
+    """For a DM that names no duel: the sender's one open round (of several, those of
+    multi-step duels that await someone else are left out), or the refusal (none, or
+    still several)."""
     if not found:
         raise NotFound("You have no open round to move in right now.")
-    mine = [
-        (d, r)
-        for d, r in found
-        if side_in(d, user_id) in _awaiting(ruleset_of(d.ruleset), d)
-    ]
+    if len(found) == 1:
+        return found[0]
+    mine = []
+    for duel, rnd in found:
+        rules = ruleset_of(duel.ruleset)
+        if side_in(duel, user_id) in rules.awaiting_sides(rules.state_from_dict(duel.state)):
+            mine.append((duel, rnd))
     found = mine or list(found)
     if len(found) > 1:
         listing = ", ".join(
@@ -136,25 +134,25 @@ def accept(
 ) -> Accepted:
     """The decision on ``req`` (see the module's docstring). ``moves``: each side's stored
     moves in ``rnd`` (a side with none may be missing). The checks run in the order the
-    duellist should hear them: whose turn, what the move is, then when."""
+    duellist should hear them: whose turn, what the move is, then when. The rules are asked
+    once (``Ruleset.check_choice``)."""
     side = side_in(duel, req.user_id)
+    mine = moves.get(side, NO_MOVES)
     ruleset = ruleset_of(duel.ruleset)
-    state = ruleset.state_from_dict(duel.state)
-    awaiting = tuple(ruleset.awaiting_sides(state))
-    if duel.status == "live" and side not in awaiting:
+    check = ruleset.check_choice(duel.state, side, req.move, mine.current)  # type: ignore[arg-type]
+    if duel.status == "live" and side not in check.awaiting:
         waiting = " and ".join(
             clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
-            for s in awaiting
+            for s in check.awaiting
         )
         raise NotAllowed(
             f"It is not your turn to choose in duel #{duel.id}: waiting for "
             f"{waiting or 'nobody'}.",
             duel_id=duel.id,
         )
-    try:
-        move_id = ruleset.parse_choice(req.move, state, side)  # type: ignore[arg-type]
-    except RulesError as exc:
-        raise InvalidInput(exc.message, duel_id=duel.id, ruleset=ruleset.id) from None
+    if check.error is not None or check.move_id is None or check.label is None:
+        message = check.error.message if check.error is not None else "Not a move."
+        raise InvalidInput(message, duel_id=duel.id, ruleset=ruleset.id)
     if duel.status != "live":
         raise RoundNotOpen(
             f"Duel #{duel.id} has ended; moves are no longer taken.", duel_id=duel.id
@@ -179,16 +177,23 @@ def accept(
             duel_id=duel.id,
             round_no=rnd.number,
         )
-    mine = moves.get(side, NO_MOVES)
     if mine.current is not None:
-        _refuse_change(ruleset, duel, rnd, mine, defaults)
+        _refuse_change(duel, rnd, mine, str(check.current_label), defaults)
     # Every awaited side has a move once this one is stored: a multi-step ruleset's step
     # closes then; a round, when the server closes rounds as soon as both have moved.
-    if ruleset.advances_at_once(state):
-        completes = all(_moved(moves, s) for s in awaiting if s != side)
+    if check.advances_at_once:
+        completes = all(_moved(moves, s) for s in check.awaiting if s != side)
     else:
         completes = defaults.close_when_all_submitted and _moved(moves, other_side(side))
-    return Accepted(side, move_id, mine.current_id, mine.current, completes, ruleset)
+    return Accepted(
+        side,
+        check.move_id,
+        check.label,
+        mine.current_id,
+        mine.current,
+        check.current_label,
+        completes,
+    )
 
 
 def _moved(moves: Mapping[str, SideMoves], side: str) -> bool:
@@ -196,10 +201,10 @@ def _moved(moves: Mapping[str, SideMoves], side: str) -> bool:
 
 
 def _refuse_change(
-    ruleset: Ruleset,
     duel: DuelSnapshot,
     rnd: RoundSnapshot,
     mine: SideMoves,
+    current_label: str,
     defaults: DuelSettings,
 ) -> None:
     """A change of a stored move: refused when the duel was started without change of
@@ -210,7 +215,7 @@ def _refuse_change(
     rules.update(duel.options or {})
     if not rules["change_of_choice"]:
         raise MoveAlreadyLocked(
-            f"You already locked in {ruleset.choice_label(mine.current)} for "
+            f"You already locked in {current_label} for "
             f"round {rnd.number} of duel #{duel.id}, and this duel does not allow "
             "changing a move before the round closes (change of choice was off "
             "when it started).",
@@ -223,7 +228,7 @@ def _refuse_change(
         raise TooManyChanges(
             f"You have changed your move {changes} times in round {rnd.number} of duel "
             f"#{duel.id}, the most allowed; your current move stays "
-            f"{ruleset.choice_label(mine.current)}.",
+            f"{current_label}.",
             changes,
             mine.current,
             duel_id=duel.id,

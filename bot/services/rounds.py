@@ -4,7 +4,7 @@ Undo is in undo.py."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
@@ -30,7 +30,6 @@ from bot.services.duel_support import (
     duel_view,
     iso,
     legal_moves,
-    move_receipt,
     other_side,
     party,
     post_in_duel_channel,
@@ -202,7 +201,7 @@ class RoundCommands(DuelUseCases):
             if rnd is not None:
                 stored = await queries.round_moves(conn, rnd.id)
                 moves = {side: SideMoves(*found) for side, found in stored.items()}
-            now = utcnow()
+            now = datetime.now(UTC)  # the services' clock (bot.db.models.utcnow's)
             took = accept(req, duel, rnd, moves, self._defaults, now)
             assert rnd is not None  # accept refuses a move without an open round
             await queries.store_move(
@@ -218,9 +217,18 @@ class RoundCommands(DuelUseCases):
             closed = None
             if took.completes_round:
                 closed = await self._close_after_move(session, duel.id, rnd.id)
-            where = (duel.id, duel.guild_id, duel.state), (rnd.number, rnd.deadline)
-            return move_receipt(
-                took.ruleset, *where, took.side, took.move_id, took.changed_from, closed
+            return SubmissionReceipt(
+                duel_id=duel.id,
+                guild_id=duel.guild_id,
+                round_no=rnd.number,
+                side=took.side,
+                move=took.move_id,
+                move_label=took.label,
+                changed_from=took.changed_from,
+                deadline=rnd.deadline,
+                opponent_name=duel.state[other_side(took.side)]["name"],
+                closed=closed,
+                changed_from_label=took.changed_from_label,
             )
 
     async def _close_after_move(
