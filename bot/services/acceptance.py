@@ -146,8 +146,7 @@ def accept(
             for s in check.awaiting
         )
         raise NotAllowed(
-            f"It is not your turn to choose in duel #{duel.id}: waiting for "
-            f"{waiting or 'nobody'}.",
+            f"It is not your turn to choose in duel #{duel.id}: waiting for {waiting or 'nobody'}.",
             duel_id=duel.id,
         )
     if check.error is not None or check.move_id is None or check.label is None:

@@ -53,7 +53,7 @@ from bot.services.messages import (
 )
 from bot.services.profiles import clean_name
 from bot.services.scope import DuelScope
-from bot.services.unit import transaction
+from bot.services.unit import connection_transaction, transaction
 from bot.services.views import (
     RoundClosed,
     RoundOpened,
@@ -192,8 +192,8 @@ class RoundCommands(DuelUseCases):
         scope = DuelScope.of_duellist(user_id, guild_id)
         if duel_id is not None and not fits_id(duel_id):
             raise scope.not_found(duel_id)
-        async with transaction(self._db) as session:
-            conn = await session.connection()
+        async with connection_transaction(self._db) as work:
+            conn = work.connection
             duel, rnd = await _move_snapshot(conn, req)
             if not scope.includes(duel):
                 raise scope.not_found(duel.id)
@@ -216,7 +216,7 @@ class RoundCommands(DuelUseCases):
             )
             closed = None
             if took.completes_round:
-                closed = await self._close_after_move(session, duel.id, rnd.id)
+                closed = await self._close_after_move(work.session(), duel.id, rnd.id)
             return SubmissionReceipt(
                 duel_id=duel.id,
                 guild_id=duel.guild_id,
@@ -283,8 +283,7 @@ class RoundCommands(DuelUseCases):
         if not missing:
             return
         names = " and ".join(
-            clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
-            for s in missing
+            clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}")) for s in missing
         )
         raise BeforeDeadline(
             f"Round {rnd.number} of duel #{duel.id} cannot be closed yet: {names} "
