@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from bot.rules.dice import DiceSource, Roll
+from bot.rules.errors import RulesError
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
@@ -207,3 +208,18 @@ class PreDuel(Protocol):
         *,
         remembered: Mapping[Side, frozenset[str]] = NOTHING_REMEMBERED,
     ) -> PreDuelOutcome: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceCheck:
+    """What the rules say of a move typed or clicked by ``side`` (Ruleset.check_choice):
+    the sides awaited now, whether this step closes as soon as they have chosen, and the
+    move's canonical id and label, or why it is not a move (``error``). The services decide
+    what to refuse first (bot/services/acceptance.py)."""
+
+    awaiting: tuple[Side, ...]
+    advances_at_once: bool
+    move_id: str | None
+    label: str | None
+    error: RulesError | None
+    current_label: str | None  # the label of the side's stored move, if it has one
