@@ -134,7 +134,7 @@ def test_layer_trace_counts_a_call_across_layers_once() -> None:
     await resumed later is not another, and calls within a layer or from outside are none."""
     import asyncio
 
-    from bot.rules.base import get_ruleset
+    from bot.rules.registry import get as get_ruleset
     from bot.services import duel_support
 
     trace = LayerTrace()
@@ -147,7 +147,7 @@ def test_layer_trace_counts_a_call_across_layers_once() -> None:
         asyncio.run(outside())
         get_ruleset("rule-2.14")  # outside -> rules: not counted
     assert [(c.caller, c.callee) for c in trace.crossings] == [
-        ("bot.services.duel_support.ruleset_of", "bot.rules.base.get_ruleset")
+        ("bot.services.duel_support.ruleset_of", "bot.rules.registry.get")
     ]
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.config import DuelSettings
-from bot.rules import get_ruleset
+from bot.rules.registry import get as get_ruleset
 from bot.rules.base import Fighter
 from bot.services.acceptance import (
     DuelSnapshot,
