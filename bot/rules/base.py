@@ -399,6 +399,12 @@ class Ruleset(ABC):
             shown.append((field.name, str(text)))
         return shown
 
+    def result_facts(self, result: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """(label, value) facts of a public result (its stored ``to_dict()``) that a result
+        post shows under the moves, plain text: what this ruleset alone tracks (rule 2.14:
+        whether the duellists are locked in combat). The default shows none."""
+        return []
+
     # -- house rules (per-duel options where the seed allows several readings) --------------
 
     def house_rules(self) -> tuple[HouseRule, ...]:
