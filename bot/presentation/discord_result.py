@@ -100,7 +100,7 @@ def moves_and_dice(view: RoundResultView, names: Mapping[str, str]) -> list[str]
 def short_hex(value: str) -> str:
     """A 64-hex seed or commitment as its first and last 8 characters: enough to match it
     against the full value (`/duel history`, the archive page, `/duel export`)."""
-    return value if len(value) <= 20 else f"{value[:8]}…{value[-8:]}"
+    return value if len(value) <= 20 else f"{value[:8]}...{value[-8:]}"
 
 
 def footer_line(view: RoundResultView) -> str | None:

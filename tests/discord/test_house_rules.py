@@ -87,7 +87,7 @@ async def test_by_this_axe_house_rules_on_card_results_and_exports(
         await w.slash(w.commander, "round", "close", duel=duel_id)
         posts = await fake.wait_for_messages(w.channel_id, 3, timeout=15)
         result = all_text(posts[-1])
-        assert "House rules" in result and "flight=after-blows" in result, result
+        assert "house rules: " in result and "flight=after-blows" in result, result
         history = await w.services.duels.history(duel_id)
         assert history.rounds[0].result is not None
         assert history.rounds[0].result["options"]["house_rules"]["forfeit"] == "attack-first"
