@@ -183,11 +183,8 @@ def round_open(message: RoundOpen) -> tuple[str | None, list[discord.Embed]]:
         description=f"{when}\n\n{how}",
         colour=COLOUR_INFO,
     )
-    embed.add_field(
-        name="Commitment (SHA-256 of this round's secret seed)",
-        value=code(message.commitment),
-        inline=False,
-    )
+    # In full (the reveal is checked against it), in the footer's small type (issue 26).
+    embed.set_footer(text=f"commitment (SHA-256 of this round's secret seed): {message.commitment}")
     mentions = _mentions(message.a, message.b)
     content = f"{mentions}: round {round_no} of duel #{message.duel_id} is open."
     return (content if mentions else None), [embed]
