@@ -336,9 +336,9 @@ def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
         embed = discord.Embed(
             title=f"Duel #{duel_id}, step {round_no}: your choice",
             description=(
-                f"You are duelling **{opponent}**.\n{_deadline_text(message.deadline)}\n\n"
-                f"{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves)} (or put "
-                f"the duel first if you are in several duels: `#{duel_id} ...`). {secrecy}"
+                f"You are duelling **{opponent}**. {_deadline_text(message.deadline)}\n\n"
+                f"{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves)} "
+                f"(`#{duel_id} ...` first if you are in several duels). {secrecy}"
             ),
             colour=COLOUR_INFO,
         )
@@ -347,8 +347,7 @@ def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
     embed = discord.Embed(
         title=f"Duel #{duel_id}, round {round_no}: your move",
         description=(
-            f"You are duelling **{opponent}**. Round {round_no} is open.\n"
-            f"{_deadline_text(message.deadline)}\n\n"
+            f"You are duelling **{opponent}**. {_deadline_text(message.deadline)}\n\n"
             f"{_how_to_move(message.moves)} (for example `{example}`, or "
             f"`#{duel_id} {example}` if you are in several duels). "
             "Your move stays secret until the round closes." + _help_paragraph(message)

@@ -202,6 +202,44 @@ def _shot(web: Any, message_id: str, name: str) -> None:
         emulate(web, PHONE)
 
 
+def _kind(message: dict[str, Any]) -> str:
+    embeds = message.get("embeds") or [{}]
+    title = str(embeds[0].get("title") or "")
+    if "is open" in title:
+        return "opening"
+    if "your move" in title or "your choice" in title:
+        return "prompt"
+    if RESULT_TITLE.match(title):
+        return "result"
+    return "card" if " vs " in title else "other"
+
+
+def _other_posts(web: Any, sb: Sandbox, channel: str) -> dict[str, list[int]]:
+    """Heights of the cards and openings in the channel and the prompts in Ann's DMs; a
+    screenshot of the tallest of each kind."""
+    seen: dict[str, dict[str, float]] = {}
+    ann = sb.people()["ann"]
+    views = (
+        (f"#channel-list a[data-channel-id='{channel}']", _channel(sb, channel)),
+        (f"#dm-list a[data-dm-user-id='{ann}']",
+         list(sb.ok("GET", f"/api/people/{ann}/dms")["messages"])),
+    )
+    for link, messages in views:
+        open_view(web, link)
+        for message in messages:
+            kind = _kind(message)
+            if kind in ("card", "opening", "prompt"):
+                seen.setdefault(kind, {}).update(_heights(web, [str(message["id"])]))
+    for kind, heights in seen.items():
+        tallest = max(heights, key=heights.__getitem__)
+        if kind == "prompt":
+            open_view(web, views[1][0])
+        else:
+            open_view(web, views[0][0])
+        _shot(web, tallest, kind)
+    return {kind: sorted(round(h) for h in hs.values()) for kind, hs in seen.items()}
+
+
 def test_results_fit_a_phone(tmp_path: Path, sandbox_browser: Any) -> None:
     web = sandbox_browser
     with running_sandbox(tmp_path) as sb:
@@ -229,5 +267,7 @@ def test_results_fit_a_phone(tmp_path: Path, sandbox_browser: Any) -> None:
             print("result heights at 390 px:", report)
             for ruleset, (_, limit) in duels.items():
                 assert max(measured[ruleset].values()) <= limit, (ruleset, limit, report)
+            others = _other_posts(web, sb, channel)
+            print("other heights at 390 px:", others)
         finally:
             web.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
