@@ -26,7 +26,6 @@ from bot.presentation.discord_result import (
 )
 from bot.presentation.discord_text import (
     CONTENT_MAX,
-    code,
     fit,
     plain,
     safe,
@@ -197,13 +196,14 @@ def round_result(message: RoundResultPost) -> tuple[str | None, list[discord.Emb
 
 def round_undone(message: RoundUndone) -> tuple[str | None, list[discord.Embed]]:
     round_no = message.round_no
-    was = f" (it was {code(message.outcome, 40)})" if message.outcome else ""
+    # The message carries the outcome's id only (no names, no ruleset to word it): no
+    # internal id is shown to people (issue 24); the undone result stays in the history.
     by = message.undone_by
     who = f"<@{by}>" if by is not None else "A commander"
     embed = discord.Embed(
         title=f"{duel_ref(message.duel_id)}: round {round_no} undone",
         description=(
-            f"{who} voided the result of round {round_no}{was}. The duel is back to "
+            f"{who} voided the result of round {round_no}. The duel is back to "
             "where it stood before that round; the undone result stays in the history, and "
             "the next result says that it follows this undo."
         ),

@@ -286,11 +286,14 @@ def history_text(history: DuelHistory) -> str:
                 else f" [after the undo of round {r.follows_undo_of}]"
             )
             # The seed and commitment in full: a result post shows them shortened.
-            fairness = f"seed `{result.seed}` · " if result.seed else ""
-            lines.append(
-                f"Round {r.number}{undone}{after}: {moves}: {text}\n"
-                f"  {fairness}commitment `{r.commitment}`"
+            fairness = (f"seed `{result.seed}` · " if result.seed else "") + (
+                f"commitment `{r.commitment}`"
             )
+            # The round's line is cut, never its fairness line (LINE_MAX for both).
+            said = truncate(
+                f"Round {r.number}{undone}{after}: {moves}: {text}", LINE_MAX - len(fairness) - 3
+            )
+            lines.append(f"{said}\n  {fairness}")
         else:
             lines.append(f"Round {r.number}: {r.status}")
     # Oldest first; when the rounds do not fit, the newest stay and the oldest are counted.

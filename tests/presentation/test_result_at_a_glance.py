@@ -116,3 +116,21 @@ def test_the_post_fits_discord_and_links_to_the_archive_page() -> None:
     fields = {f.name: f.value for f in embed.fields}
     assert fields["Check every roll in your browser"] == "https://duels.example/duel-9.html"
     assert "Round 1 was closed by a commander; the duel is over." in (embed.description or "")
+
+
+def test_duel_history_shows_every_seed_and_commitment_in_full() -> None:
+    from dataclasses import replace
+
+    from bot.presentation.discord_replies import LINE_MAX, history_text
+    from bot.services.views import DuelHistory
+    from tests.discord.test_text_limits import closed_round, duel
+
+    long_reason = "the DM was lost " * 20
+    closed = replace(closed_round(1), seed=SEED, commitment=COMMITMENT, status="undone",
+                     undone_by=9, undo_reason=long_reason)
+    sealed = replace(closed_round(2), status="open", seed=None, result=None,
+                     commitment="0f" * 32)
+    text = history_text(DuelHistory(duel(7), (closed, sealed)))
+    assert f"seed `{SEED}` · commitment `{COMMITMENT}`" in text  # the round line was cut
+    assert f"commitment `{'0f' * 32}`" in text and text.count("seed `") == 1  # still sealed
+    assert all(len(entry) <= LINE_MAX for entry in text.split("\nRound"))
