@@ -240,6 +240,7 @@ class Ruleset(ABC):
     ``describe_outcome(result)``  one sentence for a result post                  generic
     ``outcome_kind(o, w, side)``  win/loss/draw/retreat of a side (the ladder)    winner
     ``fighter_summary(side)``     (label, value) pairs for cards and exports      sheet
+    ``result_facts(result)``      (label, value) facts a result post shows        ()
     ``house_rules()``             per-duel options with defaults                  ()
     ``parse_house_rules(params)`` validated house-rule values                     base
     ``readjudicate(...)``         re-run a stored round (adjudicate, verify)      base
