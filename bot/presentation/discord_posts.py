@@ -248,16 +248,19 @@ def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
         lines.append(f"Duel #{message.duel_id} begins: a commander opens round 1.")
     roll = message.force_roll
     if roll is not None:
-        lines.append(
-            f"Force roll `{safe(roll.label, 60)}`: d6 = {roll.value}; seed "
-            f"`{message.seed}` (commitment `{message.commitment}`)."
-        )
+        lines.append(f"Force roll: d6 = **{roll.value}**.")
     title = _CHALLENGE_TITLES.get(message.outcome, message.outcome)
     embed = discord.Embed(
         title=f"{challenger} challenges {challenged}: {title}"[:256],
         description="\n".join(lines)[:4000],
         colour=COLOUR_INFO,
     )
+    if roll is not None:
+        # In full: a refused challenge has no duel, so no history or archive page holds it.
+        embed.set_footer(
+            text=f"roll {plain(roll.label, 60)} · seed {message.seed} · commitment "
+            f"{message.commitment}"
+        )
     return None, [embed]
 
 

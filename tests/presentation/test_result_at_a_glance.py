@@ -14,7 +14,7 @@ from bot.presentation.discord_posts import render_message
 from bot.presentation.discord_result import result_embed, short_hex
 from bot.presentation.markup import BBCODE, MARKDOWN, round_result
 from bot.presentation.views import round_result_view
-from bot.rules.base import Fighter, get_ruleset
+from bot.rules.base import Fighter, Side, get_ruleset
 from bot.rules.dice import FairDice, ScriptedDice
 from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState, Options
 from bot.services.messages import Party, RoundResultPost
@@ -38,8 +38,10 @@ def _by_this_axe() -> dict[str, Any]:
     a = rules.validate_sheet({"character": "champion", "armor_save": 5, "wounds": 2})
     b = rules.validate_sheet({"character": "hero", "wounds": 2})
     state = rules.initial_state(Fighter("Ann", a), Fighter("Bob", b), {})
-    choices = {"a": rules.parse_choice("a6 p4 t1", state, "a"),
-               "b": rules.parse_choice("2/2/0", state, "b")}
+    choices: dict[Side, str | None] = {
+        "a": rules.parse_choice("a6 p4 t1", state, "a"),
+        "b": rules.parse_choice("2/2/0", state, "b"),
+    }
     seed = random.Random(3).randbytes(32).hex()
     return rules.resolve(state, choices, FairDice(seed, 1, 1), rules.make_options({})).to_dict()
 
@@ -88,7 +90,7 @@ def test_a_by_this_axe_log_cites_each_clause_once_per_run_of_lines() -> None:
     stored = _by_this_axe()
     view = round_result_view(stored, seed=SEED, commitment=COMMITMENT)
     embed = result_embed(view)
-    log = "\n".join(f.value or "" for f in embed.fields if f.name.startswith("Adjudication"))
+    log = "\n".join(f.value or "" for f in embed.fields)
     assert [f.name for f in embed.fields] == ["Adjudication (By This Axe)"]
     # "By This Axe, Reveal: ..." twice is one bullet under the field that names the ruleset.
     assert log.count("**Reveal**") == 1 and "By This Axe, " not in log
@@ -110,7 +112,7 @@ def test_the_post_fits_discord_and_links_to_the_archive_page() -> None:
     rendered = render_message(post, post_id=31, archive_base_url="https://duels.example/")
     embed = rendered.embeds[0]
     errors = FormErrors()
-    check_embeds([embed.to_dict()], errors)  # Discord's limits, as the stand-in checks them
+    check_embeds([dict(embed.to_dict())], errors)  # Discord's limits, as the stand-in checks them
     assert errors.tree == {}
     assert (embed.footer.text or "").startswith("duelbot post #31 · seed ")
     fields = {f.name: f.value for f in embed.fields}
@@ -134,3 +136,21 @@ def test_duel_history_shows_every_seed_and_commitment_in_full() -> None:
     assert f"seed `{SEED}` · commitment `{COMMITMENT}`" in text  # the round line was cut
     assert f"commitment `{'0f' * 32}`" in text and text.count("seed `") == 1  # still sealed
     assert all(len(entry) <= LINE_MAX for entry in text.split("\nRound"))
+
+
+def test_a_forced_challenge_says_the_roll_and_keeps_its_seed_in_full() -> None:
+    from bot.services.messages import ChallengePost
+
+    post = ChallengePost(
+        duel_id=None, outcome="refused", challenger=Party(1, "Ann"), challenged=Party(2, "Bob"),
+        log=("By This Axe, Challenges: Bob refuses",), leadership_lost=True,
+        roll={"label": "challenge:1:force", "value": 5, "sides": 6}, seed=SEED,
+        commitment=COMMITMENT,
+    )
+    embed = render_message(post, post_id=4).embeds[0]
+    assert "Force roll: d6 = **5**." in (embed.description or "")
+    assert SEED not in (embed.description or "")
+    # No duel, so no history or archive page: the footer is where it is checked, in full.
+    footer = embed.footer.text or ""
+    assert footer.startswith("duelbot post #4 · roll challenge:1:force")
+    assert f"seed {SEED} · commitment {COMMITMENT}" in footer

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.presentation.discord_posts import result_embed
+from bot.presentation.discord_result import result_embed
 from bot.presentation.discord_text import safe
 from bot.presentation.markup import BBCODE, MARKDOWN, round_result
 from bot.presentation.views import round_result_view
