@@ -95,6 +95,9 @@ class RoundResultView:
     closed_how: str | None = None
     follows_undo: UndoNote | None = None
     ended: bool = False
+    #: The ruleset's own (label, value) facts of the result (``Ruleset.result_facts``):
+    #: renderers show these, and name no ruleset's fields themselves.
+    facts: tuple[tuple[str, str], ...] = ()
 
     def fighter(self, side: str) -> FighterLine:
         return self.a if side == "a" else self.b
@@ -187,6 +190,7 @@ def round_result_view(
         locked=bool(data.get("locked")),
         seed=seed,
         commitment=commitment,
+        facts=tuple(rules.result_facts(data)) if rules is not None else (),
     )
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from bot.config import DuelSettings
-from bot.rules.registry import get as get_ruleset
 from bot.rules.base import Fighter
+from bot.rules.registry import get as get_ruleset
 from bot.services.acceptance import (
     DuelSnapshot,
     MoveRequest,
