@@ -243,7 +243,7 @@ def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
         lines.append(f"Duel #{message.duel_id} begins: a commander opens round 1.")
     roll = message.revealed_roll
     if roll is not None:
-        lines.append(f"{safe(roll.label, 60)}: d{safe(roll.sides, 6)} = **{safe(roll.value, 6)}**.")
+        lines.append(f"Roll: d{safe(roll.sides, 6)} = **{safe(roll.value, 6)}**.")
     embed = discord.Embed(
         title=title[:256],
         description="\n".join(lines)[:4000],

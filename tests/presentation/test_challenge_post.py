@@ -25,9 +25,10 @@ def test_the_post_says_the_rulesets_sentences_and_reveals_the_roll() -> None:
         "**Bob is posted as a coward.**",
         "glove: Bob leaves the glove",
     ]
-    assert lines[3] == (
-        f"Roll `duel:0:round:0:roll:0`: d6 = 2; seed `{'ab' * 32}` (commitment `{'cd' * 32}`)."
-    )
+    assert lines[3] == "Roll: d6 = **2**."  # its label, seed and commitment: the footer
+    footer = embed.footer.text or ""
+    assert f"seed {'ab' * 32} · commitment {'cd' * 32}" in footer
+    assert "duel:0:round:0:roll:0" in footer
     assert "declined" not in (embed.description or "")  # the code is never shown
 
 

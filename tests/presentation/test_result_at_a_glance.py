@@ -14,9 +14,11 @@ from bot.presentation.discord_posts import render_message
 from bot.presentation.discord_result import result_embed, short_hex
 from bot.presentation.markup import BBCODE, MARKDOWN, round_result
 from bot.presentation.views import round_result_view
-from bot.rules.base import Fighter, Side, get_ruleset
+from bot.rules.base import Fighter, Side
 from bot.rules.dice import FairDice, ScriptedDice
-from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState, Options
+from bot.rules.registry import get as get_ruleset
+from bot.rules.rule_2_14.ruleset import RULE_2_14
+from bot.rules.rule_2_14.state import Duellist, DuelState, Options
 from bot.services.messages import Party, RoundResultPost
 from bot.standin.limits import FormErrors, check_embeds
 
@@ -142,13 +144,14 @@ def test_a_forced_challenge_says_the_roll_and_keeps_its_seed_in_full() -> None:
     from bot.services.messages import ChallengePost
 
     post = ChallengePost(
-        duel_id=None, outcome="refused", challenger=Party(1, "Ann"), challenged=Party(2, "Bob"),
-        log=("By This Axe, Challenges: Bob refuses",), leadership_lost=True,
-        roll={"label": "challenge:1:force", "value": 5, "sides": 6}, seed=SEED,
-        commitment=COMMITMENT,
+        None, "by-this-axe", "Ann challenges Bob", "refused", "Bob refuses the challenge",
+        Party(1, "Ann"), Party(2, "Bob"), ("Bob loses his leadership for this turn",),
+        ("By This Axe, Challenges: Bob refuses",),
+        {"label": "challenge:1:force", "value": 5, "sides": 6, "for": "a", "purpose": "force"},
+        SEED, COMMITMENT,
     )
     embed = render_message(post, post_id=4).embeds[0]
-    assert "Force roll: d6 = **5**." in (embed.description or "")
+    assert "Roll: d6 = **5**." in (embed.description or "")
     assert SEED not in (embed.description or "")
     # No duel, so no history or archive page: the footer is where it is checked, in full.
     footer = embed.footer.text or ""
