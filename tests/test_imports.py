@@ -37,9 +37,6 @@ OVERSIZED = {
     "bot/rules/base.py",
     "bot/rules/by_this_axe/ruleset.py",
     "bot/rules/foeq/step.py",
-    # Not split yet: left for issue 25 (the layout branch reached them last).
-    "bot/discord/workers/poster.py",
-    "bot/services/messages.py",
 }
 
 #: Package __init__ files that still import their package's modules. Everything else holds

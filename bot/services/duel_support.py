@@ -22,7 +22,7 @@ from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id, utc
 from bot.rules.base import Ruleset, get_ruleset
 from bot.rules.errors import RulesError
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
-from bot.services.messages import MoveChoice, OutboxMessage, Party
+from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats
 from bot.services.scope import DuelScope
 from bot.services.views import (
@@ -300,6 +300,28 @@ def post_in_duel_channel(
         target_id=view.post_channel_id if to_side is None else view.duellist(to_side).user_id,
         on_behalf_of=on_behalf_of,
     )
+
+
+async def close_round_buttons(
+    session: AsyncSession, view: DuelView, rnd: Round, *, reason: str
+) -> None:
+    """Queue, in the transaction that closes (or cancels) ``rnd``, the edit that disables
+    the move buttons of its DMs: one per duellist who was sent any (prompt, reminders). Done
+    by the poster after the commit, like every post; never a Discord call in here."""
+    by_side: dict[str, list[int]] = {}
+    for post in await queries.button_dms_of_round(session, rnd.id):
+        side = post.dedupe_key.split(":")[2]
+        if side in ("a", "b"):
+            by_side.setdefault(side, []).append(post.id)
+    for side, posts in sorted(by_side.items()):
+        post_in_duel_channel(
+            session,
+            view,
+            ButtonsClosed(view.id, rnd.number, side, tuple(posts), reason),
+            key=f"buttons_closed:{rnd.id}:{side}",
+            on_behalf_of=None,
+            to_side=side,
+        )
 
 
 def announce(

@@ -21,6 +21,7 @@ from bot.services.duel_support import (
     DuelUseCases,
     announce,
     clean_reason,
+    close_round_buttons,
     duel_view,
     no_sheet,
     party,
@@ -203,6 +204,8 @@ class DuelLifecycle(DuelUseCases):
             await ratings.duel_ended(session, duel, None)
             await session.flush()
             view = duel_view(duel)
+            if rnd is not None:
+                await close_round_buttons(session, view, rnd, reason="cancelled")
             announce(
                 session,
                 view,

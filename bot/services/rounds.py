@@ -20,6 +20,7 @@ from bot.services.duel_support import (
     adjudication_settings,
     announce,
     audit_duel,
+    close_round_buttons,
     duel_view,
     iso,
     legal_moves,
@@ -448,6 +449,7 @@ class RoundCommands(DuelUseCases):
             await ratings.duel_ended(session, duel, result.outcome)
         await session.flush()
         view = duel_view(duel)
+        await close_round_buttons(session, view, rnd, reason="closed")
         on_behalf_of = actor_id if actor_id is not None else rnd.opened_by
         announce(
             session,
