@@ -355,20 +355,30 @@ new ResizeObserver(() => { if (state.stuck) messageBox.scrollTop = messageBox.sc
 
 async function refreshMessages(scrollToEnd) {
   const box = messageBox;
+  const view = state.view;
+  const actingAs = state.actingAs;
   let messages;
   let clicker;
-  if (state.view.kind === "dm") {
-    const owner = state.view.userId;
+  if (view.kind === "dm") {
+    const owner = view.userId;
     messages = (await api("GET", `/api/people/${owner}/dms`)).messages;
     clicker = () => owner;
   } else {
-    const data = await api("GET", `/api/channels/${state.view.id}/messages?as=${state.actingAs}`);
+    const data = await api("GET", `/api/channels/${view.id}/messages?as=${actingAs}`);
     messages = data.messages;
     clicker = () => state.actingAs;
   }
+  // An answer for a view left while it was on its way is not drawn in the new view.
+  if (view !== state.view || actingAs !== state.actingAs) return;
   // Re-render only what changed: buttons are not swapped under the pointer for nothing.
   const key = JSON.stringify([state.view, state.actingAs, messages, nextStep()?.text]);
-  if (key === state.rendered) return;
+  if (key === state.rendered) {
+    if (scrollToEnd) {
+      box.scrollTop = box.scrollHeight;
+      state.stuck = true;
+    }
+    return;
+  }
   state.rendered = key;
   const viewer = clicker();
   box.replaceChildren(...messages.map((m) => renderMessage(m, clicker, viewer)));
