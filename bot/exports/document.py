@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.rules.base import SIDES, Ruleset, get_ruleset
-from bot.rules.errors import RulesError
+from bot.rules import registry
+from bot.rules.base import SIDES
 from bot.services.views import DuelHistory, RoundRecord
 
 FORMAT = "duelbot-duel"
@@ -28,13 +28,6 @@ def _iso(when: datetime | None) -> str | None:
 def _id(value: int | None) -> str | None:
     # Discord snowflakes exceed what JavaScript numbers hold exactly: written as strings.
     return None if value is None else str(value)
-
-
-def _ruleset(ruleset_id: str) -> Ruleset | None:
-    try:
-        return get_ruleset(ruleset_id)
-    except RulesError:
-        return None
 
 
 def round_document(r: RoundRecord) -> dict[str, Any]:
@@ -78,7 +71,7 @@ def _start_snapshot(history: DuelHistory, side: str) -> dict[str, Any]:
 def duel_document(history: DuelHistory) -> dict[str, Any]:
     """The whole duel as the versioned export document."""
     d = history.duel
-    rules = _ruleset(d.ruleset)
+    rules = registry.get_or_none(d.ruleset)
     # The house rules the duel runs: those fixed at its start (older duels: its params,
     # normalised as read), never defaults guessed over what it was given.
     recorded = d.options.get("house_rules")

@@ -150,16 +150,17 @@ BUTTONS_CLOSED_REASONS = ("closed", "cancelled")
 class ButtonsClosed(OutboxMessage):
     """Not a new message: the edit of one duellist's DMs of a round whose move buttons no
     longer apply. Written in the transaction that closes (or cancels) the round; the poster
-    PATCHes each message those outbox posts left (the prompt, its reminders) with the same
-    buttons, disabled, as Discord shows a prompt the bot has edited. ``posts`` are outbox
-    post ids: a message id is known only once the prompt is posted, and a prompt not posted
-    by then is never posted (the poster skips prompts of a closed round)."""
+    PATCHes each message that round's DMs to this duellist left (the prompt, its reminders:
+    found by ``round_id`` when the edit is delivered, since a message id is known only once
+    a prompt is posted) with the same buttons, disabled, as Discord shows a prompt the bot
+    has edited. A prompt not posted by then never is (the poster skips prompts of a closed
+    round)."""
 
     KIND: ClassVar[str] = "buttons_closed"
     duel_id: int
     round_no: int
     side: str
-    posts: tuple[int, ...]
+    round_id: int
     reason: str = "closed"
 
     def body(self) -> dict[str, Any]:
@@ -167,7 +168,7 @@ class ButtonsClosed(OutboxMessage):
             "duel_id": self.duel_id,
             "round_no": self.round_no,
             "side": self.side,
-            "posts": list(self.posts),
+            "round_id": self.round_id,
             "reason": self.reason,
         }
 
@@ -180,6 +181,6 @@ class ButtonsClosed(OutboxMessage):
             f.integer("duel_id"),
             f.integer("round_no"),
             f.side("side"),
-            f.integers("posts"),
+            f.integer("round_id"),
             reason,
         )

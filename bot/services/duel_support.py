@@ -10,7 +10,7 @@ shows another duellist's move before its round is closed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -19,7 +19,8 @@ from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id, utcnow
-from bot.rules.base import Ruleset, get_ruleset
+from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
@@ -29,9 +30,7 @@ from bot.services.views import (
     DuellistView,
     DuelView,
     OpenRoundView,
-    RoundClosed,
     RoundRecord,
-    SubmissionReceipt,
 )
 
 MAX_REASON = 300
@@ -49,9 +48,8 @@ def stored_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[s
     out = dict(options or {})
     params = out.get("params")
     if isinstance(params, Mapping):
-        try:
-            rules = get_ruleset(ruleset_id)
-        except RulesError:
+        rules = registry.get_or_none(ruleset_id)
+        if rules is None:
             return out
         out["params"] = rules.stored_params(params)
     return out
@@ -133,7 +131,7 @@ def round_record(rnd: Round, **export_fields: Any) -> RoundRecord:
 def ruleset_of(ruleset_id: str) -> Ruleset:
     """The registered ruleset ``ruleset_id`` (InvalidInput when none is)."""
     try:
-        return get_ruleset(ruleset_id)
+        return registry.get(ruleset_id)
     except RulesError as exc:
         raise InvalidInput(exc.message, ruleset=ruleset_id) from None
 
@@ -163,34 +161,6 @@ def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> tuple[M
     rules = ruleset_of(ruleset_id)
     current = rules.state_from_dict(state)
     return tuple(MoveChoice(m.id, m.label) for m in rules.moves(current, side))  # type: ignore[arg-type]
-
-
-def move_receipt(
-    rules: Ruleset,
-    duel: tuple[int, int, Mapping[str, Any]],
-    round_: tuple[int, datetime | None],
-    side: str,
-    move_id: str,
-    changed_from: str | None,
-    closed: RoundClosed | None = None,
-) -> SubmissionReceipt:
-    """What a duellist is told of a stored move: ``duel`` is (id, server, state), ``round_``
-    (number, deadline); the labels are the ruleset's."""
-    duel_id, guild_id, state = duel
-    round_no, deadline = round_
-    return SubmissionReceipt(
-        duel_id=duel_id,
-        guild_id=guild_id,
-        round_no=round_no,
-        side=side,
-        move=move_id,
-        move_label=rules.choice_label(move_id),
-        changed_from=changed_from,
-        deadline=deadline,
-        opponent_name=state[other_side(side)]["name"],
-        closed=closed,
-        changed_from_label=None if changed_from is None else rules.choice_label(changed_from),
-    )
 
 
 def no_sheet(name: str, rules: Ruleset) -> NotFound:
@@ -302,25 +272,30 @@ def post_in_duel_channel(
     )
 
 
-async def close_round_buttons(
-    session: AsyncSession, view: DuelView, rnd: Round, *, reason: str
+#: How long after its round's close a buttons_closed edit is due: the result post, which
+#: everyone waits for, goes out first (and its path carries no edit); the buttons follow at
+#: the poster's next look (config workers.outbox_poll_seconds, 1 s by default).
+BUTTONS_EDIT_DELAY = timedelta(seconds=1)
+
+
+def close_round_buttons(
+    session: AsyncSession, view: DuelView, rnd: Round, *, reason: str, now: datetime
 ) -> None:
-    """Queue, in the transaction that closes (or cancels) ``rnd``, the edit that disables
-    the move buttons of its DMs: one per duellist who was sent any (prompt, reminders). Done
-    by the poster after the commit, like every post; never a Discord call in here."""
-    by_side: dict[str, list[int]] = {}
-    for post in await queries.button_dms_of_round(session, rnd.id):
-        side = post.dedupe_key.split(":")[2]
-        if side in ("a", "b"):
-            by_side.setdefault(side, []).append(post.id)
-    for side, posts in sorted(by_side.items()):
-        post_in_duel_channel(
+    """Queue, in the transaction that closes (or cancels) ``rnd`` at ``now``, the edit that
+    disables the move buttons of its DMs, one per duellist (a duellist the round sent no DM
+    has nothing to edit: the edit does nothing). Done by the poster after the commit, like
+    every post; never a Discord call in here, and no query: the poster finds the DMs."""
+    for side in ("a", "b"):
+        enqueue(
             session,
-            view,
-            ButtonsClosed(view.id, rnd.number, side, tuple(posts), reason),
-            key=f"buttons_closed:{rnd.id}:{side}",
+            ButtonsClosed(view.id, rnd.number, side, rnd.id, reason),
+            next_attempt_at=now + BUTTONS_EDIT_DELAY,
+            dedupe_key=f"buttons_closed:{rnd.id}:{side}",
+            guild_id=view.guild_id,
+            duel_id=view.id,
+            target="user",
+            target_id=view.duellist(side).user_id,
             on_behalf_of=None,
-            to_side=side,
         )
 
 

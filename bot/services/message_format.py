@@ -77,10 +77,6 @@ class Fields:
         items = self._typed(key, self._get(key, default), (list, tuple))
         return tuple(str(self._typed(key, item, str)) for item in items)
 
-    def integers(self, key: str, default: Any = _MISSING) -> tuple[int, ...]:
-        items = self._typed(key, self._get(key, default), (list, tuple))
-        return tuple(int(self._typed(key, item, int)) for item in items)
-
     def when(self, key: str) -> datetime | None:
         value = self.opt_text(key)
         if value is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -299,16 +299,14 @@ class OutboxService:
             )
             return where
 
-    async def button_messages(self, post_ids: Sequence[int]) -> list[ButtonMessage]:
-        """The DM posts a ``buttons_closed`` edit names (outbox ids), in that order."""
+    async def button_messages(self, round_id: int, side: str) -> list[ButtonMessage]:
+        """The DMs with move buttons a round sent to one side (its prompt, its reminders),
+        oldest first: what a ``buttons_closed`` edit disables."""
         now = utcnow()
         async with transaction(self._db) as session:
-            stmt = select(OutboxPost).where(OutboxPost.id.in_(list(post_ids)))
-            rows = {row.id: row for row in (await session.execute(stmt)).scalars()}
             out = []
-            for post_id in post_ids:
-                row = rows.get(post_id)
-                if row is None:
+            for row in await queries.button_dms_of_round(session, round_id):
+                if row.dedupe_key.split(":")[2] != side:
                     continue
                 try:
                     message: OutboxMessage | None = parse_message(row.kind, row.payload)

@@ -60,8 +60,8 @@ def markers(fake: FakeDiscord) -> Counter[int]:
     return seen
 
 
-def buttons_disabled(fake: FakeDiscord, prompt: OutboxPost | None) -> bool:
-    if prompt is None or prompt.posted_message_id is None:
+def buttons_disabled(fake: FakeDiscord, prompt: OutboxPost) -> bool:
+    if prompt.posted_message_id is None:
         return True
     message = fake.messages.get(prompt.posted_message_id)
     items = [c for row in (message.components if message else []) for c in row["components"]]
@@ -73,15 +73,19 @@ async def audit(fake: FakeDiscord, database: Database, blocked: set[int]) -> dic
     are closed is not lost when the channel got the "DMs closed" notice instead."""
     rows = await outbox_rows(database)
     seen = markers(fake)
-    by_id = {row.id: row for row in rows}
     lost = duplicated = dm_closed = 0
     for row in rows:
         if row.kind == "buttons_closed":
             # An edit, not a message: done when every prompt it names that was posted shows
             # its buttons disabled (a prompt never posted has none).
-            if row.status != "posted" or not all(
-                buttons_disabled(fake, by_id.get(post)) for post in row.payload["posts"]
-            ):
+            rid, side = row.payload["round_id"], row.payload["side"]
+            prompts = [
+                p
+                for p in rows
+                if p.dedupe_key == f"round_dm:{rid}:{side}"
+                or p.dedupe_key.startswith(f"reminder:{rid}:{side}:")
+            ]
+            if row.status != "posted" or not all(buttons_disabled(fake, p) for p in prompts):
                 lost += 1
             continue
         if seen[row.id] > 1:

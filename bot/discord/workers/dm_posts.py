@@ -3,11 +3,12 @@ buttons, a step's private note, and the edit that disables the buttons of a roun
 closed (``buttons_closed``, written in the transaction of the close).
 
 The edit needs the message id of each prompt, which exists only once the prompt is posted:
-the edit names the prompts' outbox posts, and is delivered after them (posts to one user go
-out in order). A prompt still held by a worker (its send may be under way) holds the edit
-back: it is retried. A prompt not posted by then never is (it is skipped: its round is
-closed), so there is nothing to edit. A prompt that cannot be edited (deleted: 404 10008;
-refused: 403) is passed over: a press on its buttons is still refused by the services.
+the poster looks the round's DMs up in the outbox when it delivers the edit (due a second
+after the close, so the result post goes first). A prompt still held by a worker (its send
+may be under way) holds the edit back: it is retried. A prompt not posted by then never is
+(it is skipped: its round is closed), so there is nothing to edit. A prompt that cannot be
+edited (deleted: 404 10008; refused: 403) is passed over: a press on its buttons is still
+refused by the services.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class DmPosts:
         """PATCH each posted prompt and reminder of the round with its buttons disabled.
         Returns the first message edited (None: there was nothing to edit)."""
         edited: int | None = None
-        targets = await self.services.outbox.button_messages(edit.posts)
+        targets = await self.services.outbox.button_messages(edit.round_id, edit.side)
         if any(target.in_flight for target in targets):
             raise PromptInFlight(f"a prompt of round {edit.round_no} is being sent")
         for target in targets:

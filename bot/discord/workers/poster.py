@@ -41,7 +41,7 @@ from bot.discord.client import DuelBot
 from bot.discord.workers.channel_posts import ChannelPosts
 from bot.discord.workers.dm_posts import DmPosts, PromptInFlight
 from bot.discord.workers.forum_posts import ForumPosts
-from bot.discord.workers.loops import guarded, sleep_until_woken
+from bot.discord.workers.loops import guarded, sleep_until_woken, stop_worker
 from bot.discord.workers.post_support import HOME_GONE, PostSkipped
 from bot.discord.workers.webhooks import WEBHOOK_NAME, ChannelWebhooks
 from bot.services.messages import ButtonsClosed, MessageFormatError
@@ -106,9 +106,7 @@ class Poster(commands.Cog):
 
     async def cog_unload(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await stop_worker(task)
 
     # -- the loop -------------------------------------------------------------------------
 
