@@ -12,7 +12,15 @@ from sqlalchemy import Row, and_, bindparam, case, func, insert, or_, select, up
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from bot.db.models import AuditEntry, Duel, DuellistProfile, GuildSettings, Round, Submission
+from bot.db.models import (
+    AuditEntry,
+    Duel,
+    DuellistProfile,
+    GuildSettings,
+    OutboxPost,
+    Round,
+    Submission,
+)
 
 
 async def duel_for_update(session: AsyncSession, duel_id: int) -> Duel | None:
@@ -154,6 +162,26 @@ async def open_rounds_by_duel(session: AsyncSession, duel_ids: Sequence[int]) ->
         return {}
     stmt = select(Round).where(Round.duel_id.in_(duel_ids), Round.status == "open")
     return {r.duel_id: r for r in (await session.execute(stmt)).scalars()}
+
+
+async def button_dms_of_round(session: AsyncSession, round_id: int) -> list[OutboxPost]:
+    """The DMs of a round that carry move buttons, oldest first: its prompts (dedupe key
+    ``round_dm:<round id>:<side>``) and reminders (``reminder:<round id>:<side>:<seconds>``).
+    Keys are matched, not payloads: JSON is read the same way on SQLite and PostgreSQL only
+    by Python."""
+    prompts = [f"round_dm:{round_id}:{side}" for side in ("a", "b")]
+    stmt = (
+        select(OutboxPost)
+        .where(
+            OutboxPost.target == "user",
+            or_(
+                OutboxPost.dedupe_key.in_(prompts),
+                OutboxPost.dedupe_key.like(f"reminder:{round_id}:%"),
+            ),
+        )
+        .order_by(OutboxPost.id)
+    )
+    return list((await session.execute(stmt)).scalars())
 
 
 async def rounds_of(session: AsyncSession, duel_id: int) -> list[Round]:

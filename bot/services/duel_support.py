@@ -10,7 +10,7 @@ shows another duellist's move before its round is closed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -23,7 +23,7 @@ from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
-from bot.services.messages import MoveChoice, OutboxMessage, Party
+from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats
 from bot.services.scope import DuelScope
 from bot.services.views import (
@@ -270,6 +270,33 @@ def post_in_duel_channel(
         target_id=view.post_channel_id if to_side is None else view.duellist(to_side).user_id,
         on_behalf_of=on_behalf_of,
     )
+
+
+#: How long after its round's close a buttons_closed edit is due: the result post, which
+#: everyone waits for, goes out first (and its path carries no edit); the buttons follow at
+#: the poster's next look (config workers.outbox_poll_seconds, 1 s by default).
+BUTTONS_EDIT_DELAY = timedelta(seconds=1)
+
+
+def close_round_buttons(
+    session: AsyncSession, view: DuelView, rnd: Round, *, reason: str, now: datetime
+) -> None:
+    """Queue, in the transaction that closes (or cancels) ``rnd`` at ``now``, the edit that
+    disables the move buttons of its DMs, one per duellist (a duellist the round sent no DM
+    has nothing to edit: the edit does nothing). Done by the poster after the commit, like
+    every post; never a Discord call in here, and no query: the poster finds the DMs."""
+    for side in ("a", "b"):
+        enqueue(
+            session,
+            ButtonsClosed(view.id, rnd.number, side, rnd.id, reason),
+            next_attempt_at=now + BUTTONS_EDIT_DELAY,
+            dedupe_key=f"buttons_closed:{rnd.id}:{side}",
+            guild_id=view.guild_id,
+            duel_id=view.id,
+            target="user",
+            target_id=view.duellist(side).user_id,
+            on_behalf_of=None,
+        )
 
 
 def announce(

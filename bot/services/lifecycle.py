@@ -22,6 +22,7 @@ from bot.services.duel_support import (
     DuelUseCases,
     announce,
     clean_reason,
+    close_round_buttons,
     duel_view,
     no_sheet,
     party,
@@ -204,6 +205,8 @@ class DuelLifecycle(DuelUseCases):
             await ratings.duel_ended(session, duel, None)
             await session.flush()
             view = duel_view(duel)
+            if rnd is not None:
+                close_round_buttons(session, view, rnd, reason="cancelled", now=now)
             announce(
                 session,
                 view,

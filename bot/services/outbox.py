@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import or_, select
@@ -19,7 +20,13 @@ from bot.db import queries
 from bot.db.engine import Database, OutboxListener
 from bot.db.models import ChannelWebhook, Duel, OutboxPost, utcnow
 from bot.services.duel_support import enqueue
-from bot.services.messages import DirectMessage, DmClosed, MessageFormatError, parse_message
+from bot.services.messages import (
+    DirectMessage,
+    DmClosed,
+    MessageFormatError,
+    OutboxMessage,
+    parse_message,
+)
 from bot.services.unit import transaction
 from bot.services.views import OutboxItem, WebhookView
 
@@ -61,6 +68,19 @@ def claimed_by_dead_process(holder: str) -> bool:
     except OSError:
         return False
     return False
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonMessage:
+    """A DM post whose buttons a round's close turns off, as the outbox knows it now:
+    the Discord message it became (None: not posted, and then never posted: the poster
+    skips the prompts of a closed round), whether a worker holds it right now (its send may
+    be under way: the edit waits), and the post's message (its buttons are rebuilt from it)."""
+
+    post_id: int
+    message_id: int | None
+    in_flight: bool
+    message: OutboxMessage | None
 
 
 def _item(row: OutboxPost) -> OutboxItem:
@@ -278,6 +298,28 @@ class OutboxService:
                 details={**details, "to": where, "to_id": target_id, "fallback_post": key},
             )
             return where
+
+    async def button_messages(self, round_id: int, side: str) -> list[ButtonMessage]:
+        """The DMs with move buttons a round sent to one side (its prompt, its reminders),
+        oldest first: what a ``buttons_closed`` edit disables."""
+        now = utcnow()
+        async with transaction(self._db) as session:
+            out = []
+            for row in await queries.button_dms_of_round(session, round_id):
+                if row.dedupe_key.split(":")[2] != side:
+                    continue
+                try:
+                    message: OutboxMessage | None = parse_message(row.kind, row.payload)
+                except MessageFormatError:
+                    message = None
+                in_flight = (
+                    row.status == "pending"
+                    and row.claimed_until is not None
+                    and row.claimed_until >= now
+                )
+                posted = row.posted_message_id if row.status == "posted" else None
+                out.append(ButtonMessage(row.id, posted, in_flight, message))
+            return out
 
     async def pending_count(self) -> int:
         async with transaction(self._db) as session:

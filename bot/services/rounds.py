@@ -27,6 +27,7 @@ from bot.services.duel_support import (
     adjudication_settings,
     announce,
     audit_duel,
+    close_round_buttons,
     duel_view,
     iso,
     legal_moves,
@@ -389,6 +390,8 @@ class RoundCommands(DuelUseCases):
                 on_behalf_of=on_behalf_of,
                 to_side=side,
             )
+        # The round's DM buttons no longer apply: queued after its result (posted first).
+        close_round_buttons(session, view, rnd, reason="closed", now=now)
         if result.ended:
             await _write_back_sheets(session, duel, ruleset, result.state, on_behalf_of)
         elif ruleset.advances_at_once(result.state):

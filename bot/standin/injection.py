@@ -185,10 +185,13 @@ class UserSideMixin(CommandsMixin):
         *,
         values: list[str] | None = None,
         require_component: bool = True,
+        allow_disabled: bool = False,
         locale: str = "en-US",
     ) -> InteractionHandle:
         """A user clicks a button (or picks ``values`` in a select) on ``message``:
-        INTERACTION_CREATE type 3 carrying the message. In a DM or a guild, per the message."""
+        INTERACTION_CREATE type 3 carrying the message. In a DM or a guild, per the message.
+        A disabled component cannot be pressed in Discord's clients: refused, unless
+        ``allow_disabled`` (a press sent before the bot's edit disabled it, arriving after)."""
         user = self._user(user_id)
         msg = message if isinstance(message, FakeMessage) else self.messages[message]
         comp = msg.find_component(custom_id)
@@ -196,6 +199,11 @@ class UserSideMixin(CommandsMixin):
             raise LookupError(
                 f"fakediscord: message {msg.id} has no component {custom_id!r}; "
                 f"it has {msg.custom_ids()}"
+            )
+        if comp is not None and comp.get("disabled") and not allow_disabled:
+            raise LookupError(
+                f"fakediscord: the component {custom_id!r} of message {msg.id} is disabled; "
+                "Discord's clients do not send a press of a disabled button"
             )
         ctype = int(comp["type"]) if comp else (3 if values is not None else 2)
         data: JSON = {"custom_id": custom_id, "component_type": ctype}

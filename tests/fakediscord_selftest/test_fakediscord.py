@@ -336,6 +336,46 @@ async def test_dm_on_message_reply_and_persistent_button(world: World) -> None:
             await fake.click_button(world.alice.id, reply, "duel:accept:7")  # button is gone
 
 
+async def test_editing_a_dm_disables_its_buttons_as_discord_does(world: World) -> None:
+    """PATCH of the bot's DM: the components are replaced (disabled ones kept as disabled),
+    content and embeds stay; Discord's refusals: another user's message 403 50005, an
+    unknown one 404 10008, six action rows 400 50035. A disabled button cannot be pressed."""
+    fake = world.fake
+    async with run_bot(TinyBot(), fake) as bot:
+        own_id = await fake.send_dm(world.alice.id, "hello bot")
+        [reply] = await fake.wait_for_dms(world.alice.id)
+        channel = bot.get_partial_messageable(reply.channel_id, type=discord.ChannelType.private)
+        view = accept_view(7)
+        for item in view.children:
+            assert isinstance(item, discord.ui.DynamicItem)
+            item.item.disabled = True
+        await channel.get_partial_message(reply.id).edit(view=view)
+        assert reply.content == "echo: hello bot" and reply.edited_timestamp is not None
+        pressed = [c for row in reply.components for c in row["components"]]
+        assert pressed and all(c["disabled"] is True for c in pressed)
+        with pytest.raises(LookupError, match="disabled"):
+            await fake.click_button(world.alice.id, reply, "duel:accept:7")
+
+        with pytest.raises(discord.Forbidden) as refused:
+            await channel.get_partial_message(own_id).edit(content="not yours")
+        assert refused.value.code == 50005
+        with pytest.raises(discord.NotFound) as unknown:
+            await channel.get_partial_message(reply.id + 999).edit(view=view)
+        assert unknown.value.code == 10008
+        rows = [{"type": 1, "components": pressed}] * 6
+        fake.expect_limit_refusals = True  # this one is refused on purpose
+        with pytest.raises(discord.HTTPException) as too_many:
+            route = discord.http.Route(
+                "PATCH",
+                "/channels/{channel_id}/messages/{message_id}",
+                channel_id=reply.channel_id,
+                message_id=reply.id,
+            )
+            await bot.http.request(route, json={"components": rows})
+        assert too_many.value.status == 400 and too_many.value.code == 50035
+        assert len(reply.components) == 1  # the refused edit changed nothing
+
+
 async def test_button_survives_restart(world: World) -> None:
     """A DynamicItem button on a message sent by a previous bot process still works."""
     fake = world.fake

@@ -60,6 +60,14 @@ def markers(fake: FakeDiscord) -> Counter[int]:
     return seen
 
 
+def buttons_disabled(fake: FakeDiscord, prompt: OutboxPost) -> bool:
+    if prompt.posted_message_id is None:
+        return True
+    message = fake.messages.get(prompt.posted_message_id)
+    items = [c for row in (message.components if message else []) for c in row["components"]]
+    return all(c.get("disabled") for c in items)
+
+
 async def audit(fake: FakeDiscord, database: Database, blocked: set[int]) -> dict[str, int]:
     """Posts lost / duplicated once the outbox has drained. A DM to a duellist whose DMs
     are closed is not lost when the channel got the "DMs closed" notice instead."""
@@ -67,6 +75,19 @@ async def audit(fake: FakeDiscord, database: Database, blocked: set[int]) -> dic
     seen = markers(fake)
     lost = duplicated = dm_closed = 0
     for row in rows:
+        if row.kind == "buttons_closed":
+            # An edit, not a message: done when every prompt it names that was posted shows
+            # its buttons disabled (a prompt never posted has none).
+            rid, side = row.payload["round_id"], row.payload["side"]
+            prompts = [
+                p
+                for p in rows
+                if p.dedupe_key == f"round_dm:{rid}:{side}"
+                or p.dedupe_key.startswith(f"reminder:{rid}:{side}:")
+            ]
+            if row.status != "posted" or not all(buttons_disabled(fake, p) for p in prompts):
+                lost += 1
+            continue
         if seen[row.id] > 1:
             duplicated += 1
         if row.status == "failed" and row.target == "user" and row.target_id in blocked:

@@ -13,6 +13,7 @@ from bot.rules.registry import DEFAULT_RULESET_ID
 from bot.rules.registry import get as get_ruleset
 from bot.services.messages import (
     MESSAGE_TYPES,
+    ButtonsClosed,
     ChallengePost,
     DmClosed,
     DuelEnd,
@@ -55,13 +56,14 @@ EXAMPLES: list[OutboxMessage] = [
         "s" * 64, "c" * 64, False,
     ),
     DmClosed(7, 2, 1),
+    ButtonsClosed(7, 2, "b", 40, "cancelled"),
 ]
 
 
 def test_there_is_one_message_type_per_kind_and_every_one_is_frozen() -> None:
     assert set(MESSAGE_TYPES) == {
         "duel_start", "round_open", "round_dm", "reminder_dm", "private_note",
-        "round_result", "round_undone", "duel_end", "challenge", "dm_closed",
+        "round_result", "round_undone", "duel_end", "challenge", "dm_closed", "buttons_closed",
     }
     assert {type(m).KIND for m in EXAMPLES} == set(MESSAGE_TYPES)
     for message in EXAMPLES:
@@ -103,6 +105,11 @@ def test_a_versioned_payload_with_a_wrong_type_is_refused() -> None:
     prompt = RoundPrompt(7, 2, "rule_2_14", "a", "Bob", 55).to_json()
     with pytest.raises(MessageFormatError, match="side"):
         parse_message("round_dm", {**prompt, "side": "c"})
+    closed = ButtonsClosed(7, 2, "a", 40).to_json()
+    with pytest.raises(MessageFormatError, match="round_id"):
+        parse_message("buttons_closed", {**closed, "round_id": "40"})
+    with pytest.raises(MessageFormatError, match="reason"):
+        parse_message("buttons_closed", {**closed, "reason": "exploded"})
 
 
 # -- rows written before payloads carried a version ----------------------------------------

@@ -297,3 +297,51 @@ async def test_concurrent_reminder_runs_send_once(
     )
     assert sum(counts) == 2
     assert len(await outbox_rows(database, kind="reminder_dm")) == 2
+
+
+async def test_a_close_queues_the_edit_of_every_dm_with_buttons_of_that_round(
+    services: Services, database: Database
+) -> None:
+    """Written in the close's own transaction: per duellist, one buttons_closed row, due a
+    moment after the result; delivered, it finds that round's prompt and reminders to them
+    (never another round's DMs)."""
+    duel = await new_duel(services)
+    await services.duels.open_round(
+        duel_id=duel.id,
+        guild_id=GUILD,
+        actor_id=COMMANDER,
+        deadline=utcnow() + timedelta(minutes=50),
+    )
+    assert await services.scheduler.enqueue_due_reminders([timedelta(hours=1)]) == 2
+    assert await outbox_rows(database, kind="buttons_closed") == []
+    await services.duels.close_round(
+        duel_id=duel.id, guild_id=GUILD, actor_id=None, reason="deadline"
+    )
+    dms = [p for p in await outbox_rows(database) if p.kind in ("round_dm", "reminder_dm")]
+    [result] = await outbox_rows(database, kind="round_result")
+    edits = await outbox_rows(database, kind="buttons_closed")
+    assert sorted((e.target_id, e.payload["side"]) for e in edits) == sorted(
+        [(ALICE.user_id, "a"), (BOB.user_id, "b")]
+    )
+    for edit in edits:
+        assert edit.next_attempt_at > result.next_attempt_at  # the result goes out first
+        assert edit.payload["round_no"] == 1 and edit.payload["reason"] == "closed"
+        found = await services.outbox.button_messages(
+            edit.payload["round_id"], edit.payload["side"]
+        )
+        theirs = sorted(p.id for p in dms if p.target_id == edit.target_id)
+        assert len(theirs) == 2 and [m.post_id for m in found] == theirs
+        assert all(m.message_id is None and not m.in_flight for m in found)  # not posted
+    # Round 2 opens; its close finds round 2's prompts only.
+    await services.duels.open_round(duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER)
+    await services.duels.close_round(duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER)
+    first_ids = {e.id for e in edits}
+    all_edits = await outbox_rows(database, kind="buttons_closed")
+    second = [e for e in all_edits if e.id not in first_ids]
+    earlier = {p.id for p in dms}
+    assert len(second) == 2
+    for edit in second:
+        found = await services.outbox.button_messages(
+            edit.payload["round_id"], edit.payload["side"]
+        )
+        assert len(found) == 1 and found[0].post_id not in earlier

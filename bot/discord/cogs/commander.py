@@ -433,9 +433,14 @@ class Commander(commands.Cog):
             guild_id=guild_id,
             actor_id=interaction.user.id,
         )
+        # Said when the result ended the duel: no next round to open (the sandbox's guide
+        # moves on to the export on these words).
+        over = ""
+        if closed.duel.status == "ended":
+            over = " The duel is over: no round opens after this one."
         await interaction.followup.send(
             f"Round {closed.round_no} of duel #{duel} is closed; the result is being posted "
-            f"in <#{closed.duel.post_channel_id}>.",
+            f"in <#{closed.duel.post_channel_id}>.{over}",
             ephemeral=True,
         )
 

@@ -9,7 +9,7 @@ const state = {
   revision: -1,
   actingAs: null,      // user id (string): who acts now (a DM's owner in DMs)
   channelActor: null,  // who acts in channels: the last one chosen there (a DM does not change it)
-  guide: {stats: new Set(), duel: null, round: 0, roundOpen: false, moved: new Set()},
+  guide: {stats: new Set(), duel: null, round: 0, roundOpen: false, moved: new Set(), over: false, exported: false},
   names: new Map(),    // user id -> display name, for mentions
   busy: false,
   rendered: "",        // what #messages shows now (view + messages), to skip needless renders
@@ -355,20 +355,30 @@ new ResizeObserver(() => { if (state.stuck) messageBox.scrollTop = messageBox.sc
 
 async function refreshMessages(scrollToEnd) {
   const box = messageBox;
+  const view = state.view;
+  const actingAs = state.actingAs;
   let messages;
   let clicker;
-  if (state.view.kind === "dm") {
-    const owner = state.view.userId;
+  if (view.kind === "dm") {
+    const owner = view.userId;
     messages = (await api("GET", `/api/people/${owner}/dms`)).messages;
     clicker = () => owner;
   } else {
-    const data = await api("GET", `/api/channels/${state.view.id}/messages?as=${state.actingAs}`);
+    const data = await api("GET", `/api/channels/${view.id}/messages?as=${actingAs}`);
     messages = data.messages;
     clicker = () => state.actingAs;
   }
+  // An answer for a view left while it was on its way is not drawn in the new view.
+  if (view !== state.view || actingAs !== state.actingAs) return;
   // Re-render only what changed: buttons are not swapped under the pointer for nothing.
   const key = JSON.stringify([state.view, state.actingAs, messages, nextStep()?.text]);
-  if (key === state.rendered) return;
+  if (key === state.rendered) {
+    if (scrollToEnd) {
+      box.scrollTop = box.scrollHeight;
+      state.stuck = true;
+    }
+    return;
+  }
   state.rendered = key;
   const viewer = clicker();
   box.replaceChildren(...messages.map((m) => renderMessage(m, clicker, viewer)));
@@ -607,14 +617,19 @@ function guideAfterCommand(path, options, summary) {
   if (path === "stats set" && options.member) guide.stats.add(options.member);
   if (path === "duel start") {
     const found = /Duel #(\d+)/.exec(summary);
-    if (found) Object.assign(guide, {duel: found[1], round: 0, roundOpen: false});
+    if (found) Object.assign(guide, {duel: found[1], round: 0, roundOpen: false, over: false, exported: false});
   }
   if (path === "round open" && String(options.duel) === guide.duel) {
     const found = /Round (\d+)/.exec(summary);
-    Object.assign(guide, {roundOpen: true, round: found ? Number(found[1]) : guide.round + 1});
-    guide.moved.clear();
+    if (found) Object.assign(guide, {roundOpen: true, round: Number(found[1])});
+    if (found) guide.moved.clear();
+    if (/has ended/.test(summary)) Object.assign(guide, {roundOpen: false, over: true});
   }
-  if (path === "round close" && String(options.duel) === guide.duel) guide.roundOpen = false;
+  if (path === "round close" && String(options.duel) === guide.duel) {
+    guide.roundOpen = false;
+    if (/duel is over/.test(summary)) guide.over = true;
+  }
+  if (path === "duel export" && String(options.duel) === guide.duel) guide.exported = true;
 }
 
 /** The next step: {text, button, fill} or null once a first round is done. */
@@ -637,6 +652,14 @@ function nextStep() {
       text: `Next: start a duel between ${a.name} and ${b.name} (/duel start).`,
       button: "Fill in /duel start",
       fill: () => fillCommand("duel start", {a: a.id, b: b.id, ruleset: "rule-2.14"}),
+    };
+  }
+  if (guide.over) {
+    if (guide.exported) return null;  // a whole duel played and exported: the guide is done
+    return {
+      text: `Next: duel #${guide.duel} is over. Export it as a web page (/duel export, format html) and open the link: the archive page checks every roll.`,
+      button: "Fill in /duel export",
+      fill: () => fillCommand("duel export", {duel: guide.duel, format: "html"}),
     };
   }
   if (!guide.roundOpen) {
