@@ -11,16 +11,14 @@ those declarations describe, so each input reaches it by its declared key."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Any, Literal, Optional, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal, Optional
 
 from discord import app_commands
 
 from bot.rules.terms import PreDuelInput
 from bot.services.challenges import CHALLENGE_STEP_ID, challenge_inputs, challenge_rulesets
 from bot.services.pre_duel_inputs import allowed_values, step_of
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 DESCRIPTION_MAX = 100  # Discord's limit for a command's or an option's description
 OPTIONS_MAX = 25  # Discord's limit of options on one command
@@ -64,7 +62,9 @@ def _description(spec: PreDuelInput) -> str:
     return _clip(f"{spec.label}: {allowed_values(spec)}")
 
 
-def with_step_options(callback: F) -> F:
+# Any: discord.py's typing (a ParamSpec) cannot express a callback whose options arrive in
+# **inputs, and the command decorator checks the signature given here at run time anyway.
+def with_step_options(callback: Callable[..., Coroutine[Any, Any, None]]) -> Any:
     """Give ``callback`` one keyword parameter per declared input (a required input that
     every such ruleset requires is required; any other defaults to None: the step's own
     default applies) and, with several rulesets, ``ruleset``; with their descriptions and
@@ -105,5 +105,6 @@ def with_step_options(callback: F) -> F:
             f"Discord's {OPTIONS_MAX}: the rulesets declaring a challenge step declare "
             "too many distinct inputs."
         )
-    callback.__signature__ = signature.replace(parameters=[*fixed, *added])  # type: ignore[attr-defined]
+    # inspect.signature reads __signature__ first, and discord.py reads inspect.signature.
+    vars(callback)["__signature__"] = signature.replace(parameters=[*fixed, *added])
     return app_commands.describe(**descriptions)(callback)

@@ -278,9 +278,8 @@ class Commander(commands.Cog):
             ephemeral=True,
         )
 
-    # mypy cannot match discord.py's ParamSpec to a callback taking **inputs; the options
-    # are the signature with_step_options gives it.
-    @duel.command(name="challenge", description=challenge_description())  # type: ignore[arg-type]
+    # The options are the signature with_step_options gives the callback.
+    @duel.command(name="challenge", description=challenge_description())
     @app_commands.describe(
         challenger="The member who issues the challenge",
         challenged="The member who is challenged",
