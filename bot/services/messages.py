@@ -21,6 +21,7 @@ from typing import Any, ClassVar, TypeVar
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
 from bot.rules.registry import get as get_ruleset
+from bot.services.published import PublishedRound, read_published
 
 VERSION_KEY = "version"
 #: Sides as the payloads name them.
@@ -382,9 +383,8 @@ class FollowsUndo:
 
 @dataclass(frozen=True, slots=True)
 class RoundResultPost(OutboxMessage):
-    """A closed round. ``result`` is the round's stored result as the close wrote it (the
-    ruleset's RoundResult with the labels of the moves): the presentation reads it, and works
-    nothing out again."""
+    """A closed round. ``result`` is the published round the close built and stored (typed,
+    bot/services/published.py): the presentation reads it, and works nothing out again."""
 
     KIND: ClassVar[str] = "round_result"
     duel_id: int
@@ -392,7 +392,7 @@ class RoundResultPost(OutboxMessage):
     round_no: int
     a: Party
     b: Party
-    result: dict[str, Any]
+    result: PublishedRound
     winner_name: str | None
     seed: str
     commitment: str
@@ -409,7 +409,7 @@ class RoundResultPost(OutboxMessage):
             "round_no": self.round_no,
             "a": self.a.to_json(),
             "b": self.b.to_json(),
-            "result": self.result,
+            "result": self.result.to_json(),
             "winner_name": self.winner_name,
             "seed": self.seed,
             "commitment": self.commitment,
@@ -427,10 +427,12 @@ class RoundResultPost(OutboxMessage):
 
     @classmethod
     def read(cls, f: _Fields) -> RoundResultPost:
-        result = f.mapping("result", {})
+        # The published round's own version says how it is read (rows from before it was
+        # typed carry version 1, a plain dict); PublishedFormatError is a ValueError.
+        result = read_published(f.mapping("result", {}))
         follows = f.opt_mapping("follows_undo")
-        if follows is None and not f.strict and result.get("follows_undo_of") is not None:
-            follows = {"round_no": result["follows_undo_of"]}
+        if follows is None and not f.strict and result.follows_undo_of is not None:
+            follows = {"round_no": result.follows_undo_of}
         undo = None
         if follows is not None:
             u = _Fields(f"{f.kind}.follows_undo", follows, strict=f.strict)
@@ -449,7 +451,7 @@ class RoundResultPost(OutboxMessage):
             f.text("commitment", "?"),
             f.opt_integer("closed_by"),
             f.text("reason", "closed"),
-            f.flag("ended", bool(result.get("ended"))),
+            f.flag("ended", result.ended),
             undo,
         )
 
