@@ -175,7 +175,7 @@ def publish(
 
     def label(side: str) -> str:
         choice = shown.get(side)
-        return _label(ruleset, moves[side] if moves.get(side) == choice else choice)
+        return _label(ruleset, moves.get(side) if moves.get(side) == choice else choice)
 
     data = {
         **public_result,
