@@ -3,13 +3,21 @@ what is stored and carried (both versions), refused loudly when it cannot be rea
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
 import pytest
+from sqlalchemy import update
 
+from bot.db.engine import Database
+from bot.db.models import Round
+from bot.exports.document import duel_document
+from bot.exports.verify import verify_duel
+from bot.presentation.discord_replies import history_text
 from bot.rules.dice import ScriptedDice
 from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState, Options
+from bot.services.container import Services
 from bot.services.messages import MessageFormatError, RoundResultPost, parse_message
 from bot.services.published import (
     PUBLISHED_VERSION,
@@ -21,6 +29,7 @@ from bot.services.published import (
     published_of,
     read_published,
 )
+from tests.services.helpers import ALICE, BOB, COMMANDER, GUILD, duel_with_round
 
 
 def _resolved(a: str | None = "full_frontal_strike", b: str | None = None) -> dict[str, Any]:
@@ -140,3 +149,33 @@ def test_a_fresh_result_is_published_with_everything_revealed() -> None:
     assert published.labels == Sides("Evade", "no move")
     assert published_of(published) is published
     assert published_of(published.to_json()) == published
+
+
+async def test_a_row_stored_before_reads_back_typed_and_its_export_verifies(
+    services: Services, database: Database
+) -> None:
+    duel_id = await duel_with_round(services)
+    await services.duels.submit_move(
+        user_id=ALICE.user_id, move="ffs", via="slash", duel_id=duel_id
+    )
+    await services.duels.submit_move(
+        user_id=BOB.user_id, move="evade", via="dm_button", duel_id=duel_id
+    )
+    closed = await services.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
+    # The row as the close wrote it before the published round was typed (version 1).
+    old = closed.result.to_json()
+    del old["version"], old["names"]
+    async with database.transaction() as session:
+        await session.execute(
+            update(Round).where(Round.duel_id == duel_id, Round.number == 1).values(result=old)
+        )
+    [record] = (await services.duels.history(duel_id, GUILD)).rounds
+    assert record.result is not None
+    assert record.result.names == Sides("Alice", "Bob")
+    assert record.result.via == closed.result.via and record.result.labels == closed.result.labels
+    assert history_text(await services.duels.history(duel_id, GUILD)).count("Evade") == 1
+    document = duel_document(await services.exports.duel_export(duel_id))
+    # Exported in today's version: the same result, read once and written by the codec.
+    assert document["rounds"][0]["result"]["version"] == PUBLISHED_VERSION
+    check = verify_duel(json.loads(json.dumps(document)))
+    assert check.verified, check.first_mismatch
