@@ -61,7 +61,7 @@ from bot.db import migrate
 from bot.db.engine import Database, make_database
 from bot.db.models import Duel, OutboxPost, Round, Submission, utcnow
 from bot.presentation.discord_posts import marker_ids
-from bot.rules.rule_2_14 import LABELS, MOVE_IDS
+from bot.rules.rule_2_14.moves import LABELS, MOVE_IDS
 from bot.services.container import Services
 from bot.services.errors import DomainError
 from bot.services.views import MemberRef

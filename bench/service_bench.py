@@ -56,9 +56,9 @@ from bot.db.models import (
     Submission,
     utcnow,
 )
-from bot.rules.base import get_ruleset
+from bot.rules import registry
 from bot.rules.dice import FairDice, commitment, new_seed
-from bot.rules.rule_2_14 import Duellist, DuelState, Options
+from bot.rules.rule_2_14.state import Duellist, DuelState, Options
 from bot.services.container import Services
 from bot.services.views import MemberRef
 
@@ -143,7 +143,7 @@ async def _create_schema(db: Database) -> None:
 def _sample_result(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
     """A real stored result (rolls, log lines) to give stored rounds a realistic size."""
     state = DuelState(Duellist("Stored A", 10, 10), Duellist("Stored B", 10, 10))
-    result = get_ruleset("rule-2.14").resolve(
+    result = registry.get("rule-2.14").resolve(
         state,
         {"a": "full_frontal_strike", "b": "evade"},
         FairDice(new_seed(), 1, 1),

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.archive.rating_chart import rating_chart_svg
-from bot.rules import get_ruleset
+from bot.rules import registry
 from bot.services.ladder_model import Standing, counted, play
 
 RULE_2_14, BY_THIS_AXE, FOEQ = "rule-2.14", "by-this-axe", "foeq-spell-duel"
@@ -36,7 +36,7 @@ RULE_2_14, BY_THIS_AXE, FOEQ = "rule-2.14", "by-this-axe", "foeq-spell-duel"
 def test_each_ruleset_says_how_its_ending_counts(
     ruleset: str, outcome: str, winner: str | None, a: str, b: str
 ) -> None:
-    rules = get_ruleset(ruleset)
+    rules = registry.get(ruleset)
     assert rules.outcome_kind(outcome, winner, "a") == a  # type: ignore[arg-type]
     assert rules.outcome_kind(outcome, winner, "b") == b  # type: ignore[arg-type]
 

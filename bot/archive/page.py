@@ -10,8 +10,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from bot.rules.base import get_ruleset
-from bot.rules.errors import RulesError
+from bot.rules import registry
 
 #: Bumped when the page's DOM contract (docs/archive.md) changes.
 PAGE_FORMAT = "duelbot-archive-page/2"
@@ -60,9 +59,8 @@ def rules_facts(export: dict[str, Any]) -> dict[str, Any]:
     its log states them (``Ruleset.dice_for``, ``Ruleset.log_dice_pattern``). None where the
     ruleset is unknown here or does not say: the page then says that check was not run."""
     ruleset_id = export.get("ruleset")
-    try:
-        rules = get_ruleset(str(ruleset_id))
-    except RulesError:
+    rules = registry.get_or_none(str(ruleset_id))
+    if rules is None:
         return {"ruleset": ruleset_id, "dice": None, "log_dice_pattern": None}
     duellists = export.get("duellists")
     dice = rules.dice_for(duellists if isinstance(duellists, dict) else {})

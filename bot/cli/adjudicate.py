@@ -28,7 +28,8 @@ from bot.exports.report import (
     render_round_markdown,
     winner_name,
 )
-from bot.rules.base import RoundResult, Ruleset, get_ruleset
+from bot.rules import registry
+from bot.rules.base import RoundResult, Ruleset
 from bot.rules.command_line import ShortRound
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
@@ -64,7 +65,7 @@ def parse_round_input(data: Any, *, field: str = "", extra: Sequence[str] = ()) 
     """Validate the short adjudicate JSON of the default ruleset (the keys its
     ``short_round_keys`` names); ``extra`` keys are allowed and ignored."""
     where = f"{field}." if field else ""
-    ruleset = get_ruleset(DEFAULT_RULESET_ID)
+    ruleset = registry.get(DEFAULT_RULESET_ID)
     obj = _object(data, field or "the input", (*ruleset.short_round_keys, *extra))
     named = obj.get("ruleset", ruleset.id)
     if named != ruleset.id:
@@ -120,7 +121,7 @@ def parse_generic_round(data: Any) -> GenericRound:
     if not isinstance(ruleset_id, str):
         raise InputError(f"ruleset must be a ruleset id, not {_describe(ruleset_id)}")
     try:
-        ruleset = get_ruleset(ruleset_id)
+        ruleset = registry.get(ruleset_id)
     except RulesError as exc:
         raise InputError(f"ruleset: {exc.message}") from None
     if "round_no" in obj and "number" in obj and obj["round_no"] != obj["number"]:
@@ -212,7 +213,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    default = get_ruleset(DEFAULT_RULESET_ID).short_name()
+    default = registry.get(DEFAULT_RULESET_ID).short_name()
 
     adj = sub.add_parser(
         "adjudicate",
@@ -223,7 +224,7 @@ def add_parser(sub: Any) -> None:
         "input below.",
         epilog=GENERIC_INPUT_HELP
         + "\n"
-        + get_ruleset(DEFAULT_RULESET_ID).short_round_help
+        + registry.get(DEFAULT_RULESET_ID).short_round_help
         + '\noutput (--json): {"outcome", "winner" (name or null), "locked", "rolls": '
         '[{"label", "sides", "value", "for", "purpose"}], "log", "seed", "commitment"}\n',
         formatter_class=argparse.RawDescriptionHelpFormatter,

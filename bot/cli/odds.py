@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.cli.common import EXIT_OK, InputError
-from bot.rules.base import Ruleset, get_ruleset
+from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.rules.command_line import OddsFlag
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID, all_rulesets
@@ -33,7 +34,7 @@ def _given(args: argparse.Namespace, flag: OddsFlag) -> bool:
 def odds_house_rules(ruleset_id: str, pairs: Sequence[str] | None) -> dict[str, str]:
     """``--option KEY=VALUE`` pairs, validated by the ruleset (every house rule's value,
     defaults filled in); a bad pair is one InputError line naming what is allowed."""
-    ruleset = get_ruleset(ruleset_id)
+    ruleset = registry.get(ruleset_id)
     given: dict[str, str] = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -51,7 +52,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     """The chosen ruleset's odds report from its own flags; another ruleset's flag is
     refused, naming the ruleset chosen."""
     house = odds_house_rules(args.ruleset, args.option)
-    ruleset = get_ruleset(args.ruleset)
+    ruleset = registry.get(args.ruleset)
     own = odds_flags(ruleset)
     own_dests = {flag.dest for flag in own}
     foreign: list[str] = []

@@ -22,7 +22,7 @@ from bot.cli.common import (
 )
 from bot.exports.report import adjudication_dict
 from bot.exports.verify import UnreadableExport, is_duel_export, verify_duel
-from bot.rules.base import get_ruleset
+from bot.rules import registry
 from bot.rules.dice import commitment, new_seed
 from bot.rules.registry import DEFAULT_RULESET_ID
 
@@ -232,7 +232,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    default = get_ruleset(DEFAULT_RULESET_ID).short_name()
+    default = registry.get(DEFAULT_RULESET_ID).short_name()
     ver = sub.add_parser(
         "verify",
         help="check an exported duel (or one round) against its seeds, commitments and rules",

@@ -17,8 +17,8 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from bot.rules.base import SIDES, Ruleset, get_ruleset
-from bot.rules.errors import RulesError
+from bot.rules import registry
+from bot.rules.base import SIDES
 from bot.services.published import PublishedRound, Side, Sides, json_object
 from bot.services.views import DuelHistory, RoundRecord
 
@@ -93,13 +93,6 @@ def _id(value: int | None) -> str | None:
     return None if value is None else str(value)
 
 
-def _ruleset(ruleset_id: str) -> Ruleset | None:
-    try:
-        return get_ruleset(ruleset_id)
-    except RulesError:
-        return None
-
-
 def round_document(r: RoundRecord) -> RoundDocument:
     """One round: today's fields, then what re-adjudicating it needs."""
     return RoundDocument(
@@ -140,7 +133,7 @@ def _start_snapshot(history: DuelHistory, side: str) -> dict[str, Any]:
 def duel_struct(history: DuelHistory) -> DuelDocument:
     """The whole duel as the versioned export document."""
     d = history.duel
-    rules = _ruleset(d.ruleset)
+    rules = registry.get_or_none(d.ruleset)
     # The house rules the duel runs: those fixed at its start (older duels: its params,
     # normalised as read), never defaults guessed over what it was given.
     recorded = d.options.get("house_rules")

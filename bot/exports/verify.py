@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.exports.document import FORMAT, ROUND_STATUSES, VERSION
-from bot.rules.base import Ruleset, get_ruleset
+from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.rules.dice import commitment, derive_roll, parse_seed, roll_label
 from bot.rules.errors import RulesError
 
@@ -198,7 +199,7 @@ def _read_header(data: Any) -> tuple[int, Ruleset, list[Mapping[str, Any]]]:
     if not isinstance(ruleset_id, str):
         raise UnreadableExport("ruleset must be a ruleset id (a string)")
     try:
-        rules = get_ruleset(ruleset_id)
+        rules = registry.get(ruleset_id)
     except RulesError as exc:
         raise UnreadableExport(f"ruleset: {exc.message}") from None
     rounds = data.get("rounds")

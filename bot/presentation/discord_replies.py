@@ -14,9 +14,8 @@ import discord
 from bot.presentation.discord_posts import fighter_text, rules_text
 from bot.presentation.discord_text import ELLIPSIS, safe, timestamp, truncate
 from bot.presentation.views import history_view
-from bot.presentation.words import ruleset_or_none, undone_note
+from bot.presentation.words import undone_note
 from bot.rules import registry
-from bot.rules.base import Ruleset
 from bot.services.views import (
     DuelHistory,
     DuelOdds,
@@ -105,10 +104,6 @@ def receipt_text(receipt: SubmissionReceipt) -> str:
     return "\n".join(lines)
 
 
-def ruleset_of(ruleset_id: str) -> Ruleset | None:
-    return ruleset_or_none(ruleset_id) if ruleset_id else None
-
-
 def moves_help() -> str:
     """How to answer, in each ruleset's words (DM help)."""
     return " ".join(rules.help_text() for rules in registry.all_rulesets())
@@ -118,7 +113,7 @@ def profile_text(profile: ProfileView) -> str:
     """Every sheet of the member, as each ruleset summarises it."""
     parts = []
     for ruleset_id, sheet in sorted(profile.sheets.items()):
-        rules = ruleset_of(ruleset_id)
+        rules = registry.get_or_none(ruleset_id)
         if rules is None:
             continue
         summary = ", ".join(
@@ -196,7 +191,7 @@ def duel_state_text(duel: DuelView) -> str:
 
 def duel_embed(duel: DuelView) -> discord.Embed:
     embed = discord.Embed(title=duel_title(duel), colour=COLOUR)
-    rules = ruleset_of(duel.ruleset)
+    rules = registry.get_or_none(duel.ruleset)
     for d in (duel.a, duel.b):
         embed.add_field(
             name=f"{d.side.upper()}: {safe(d.name)}",

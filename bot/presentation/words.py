@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.rules.base import Ruleset, get_ruleset
+from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
 
@@ -50,15 +51,14 @@ def follows_undo_note(round_no: int | None) -> str:
 
 
 def ruleset_or_none(ruleset_id: str | None) -> Ruleset | None:
-    """The registered ruleset (the default one for None or ""), or None when unknown."""
-    try:
-        return get_ruleset(ruleset_id or DEFAULT_RULESET_ID)
-    except RulesError:
-        return None
+    """The ruleset a stored record names, as the presentation reads it: the default one
+    when the record names none (a round stored before rulesets were recorded), None when it
+    is not registered (``registry.get_or_none``)."""
+    return registry.get_or_none(ruleset_id or DEFAULT_RULESET_ID)
 
 
 def ruleset_title(ruleset_id: str) -> str:
-    rules = ruleset_or_none(ruleset_id) if ruleset_id else None
+    rules = registry.get_or_none(ruleset_id)
     return rules.title if rules is not None else ruleset_id or "unknown ruleset"
 
 
@@ -73,8 +73,11 @@ def move_label(ruleset_id: str, move: str | None) -> str:
     """A move's display label ("Full Frontal Strike"), or "no move"."""
     if move is None:
         return "no move"
+    rules = registry.get_or_none(ruleset_id)
+    if rules is None:
+        return move
     try:
-        return get_ruleset(ruleset_id).choice_label(move)
+        return rules.choice_label(move)
     except RulesError:
         return move
 
@@ -107,9 +110,8 @@ def house_rules_text(ruleset_id: str | None, values: Any) -> str | None:
 
 def _ruleset_uses(ruleset_id: str, key: str, one: Any, other: Any) -> bool:
     """Does the duel's ruleset adjudicate differently with ``key`` = one or other?"""
-    try:
-        rules = get_ruleset(ruleset_id)
-    except RulesError:
+    rules = registry.get_or_none(ruleset_id)
+    if rules is None:
         return True
     return bool(rules.make_options({key: one}) != rules.make_options({key: other}))
 

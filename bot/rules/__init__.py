@@ -1,18 +1,7 @@
-"""Pure rules engine: no Discord, no database, no I/O. bot/rules/registry.py lists the rulesets.
+"""Pure rules engine: no Discord, no database, no I/O.
 
-The ruleset packages are not re-exported here: import one by its own name
-(``from bot.rules.foeq import FOEQ``), or better, ask the registry.
+Modules: base (the ``Ruleset`` contract), terms (its plain data), params (house rules and
+per-duel settings), dice, errors, command_line (what a ruleset gives `duelbot`), registry
+(the rulesets and the one lookup, ``registry.get``), and one package per ruleset. This
+``__init__`` imports nothing: importing one module loads only what it needs.
 """
-
-from bot.rules import registry
-from bot.rules.base import RoundResult, Ruleset, get_ruleset, ruleset_ids
-from bot.rules.errors import RulesError
-
-__all__ = [
-    "RoundResult",
-    "RulesError",
-    "Ruleset",
-    "get_ruleset",
-    "registry",
-    "ruleset_ids",
-]

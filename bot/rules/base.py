@@ -1,4 +1,4 @@
-"""The ruleset interface, frozen result objects and exact enumeration.
+"""The ruleset interface: what every duel system implements.
 
 A ruleset is a pure object: it validates choices and sheets and resolves one
 round as a function of (duel state, choices, dice source). It never touches
@@ -6,209 +6,45 @@ Discord, a database or the clock. Every other layer (services, Discord, CLI, exp
 drives a duel through this interface alone; docs/rulesets.md describes it and how to add
 a ruleset (one package under bot/rules/ and one line in bot/rules/registry.py).
 
-``register``, ``get_ruleset`` and ``ruleset_ids`` are kept here for the callers that
-import them from ``bot.rules.base``; they delegate to ``bot.rules.registry``.
+This is the contract's home for the other layers: ``Ruleset`` and, re-exported from
+bot/rules/terms.py, the data in its signatures (``Side``, ``SIDES``, ``Fighter``,
+``MoveSpec``, ``RoundResult``). Inside bot/rules, modules import those from terms.py, house
+rules and per-duel settings from params.py. Finding a ruleset by id is the registry's
+(bot/rules/registry.py), which imports the rulesets; this module imports none of them.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any
 
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
-from bot.rules.dice import DiceSource, FairDice, Roll, ScriptedDice, ScriptExhausted
+from bot.rules.dice import DiceSource, FairDice, enumerate_outcomes
 from bot.rules.errors import InvalidHouseRule, InvalidRoundInput
+from bot.rules.params import (
+    DuelParam,
+    HouseRule,
+    LegacyParam,
+    explicit_house_rule_values,
+    house_rule_values,
+    normalize,
+)
+from bot.rules.terms import (
+    SIDES,
+    Fighter,
+    MoveSpec,
+    OutcomeKind,
+    PreDuelStep,
+    RoundResult,
+    SheetField,
+    Side,
+    Withholdable,
+)
 
-Side = Literal["a", "b"]
-SIDES: tuple[Side, Side] = ("a", "b")
-#: How the outcome that ended a duel counts for one side on the ladder (records, ratings).
-OutcomeKind = Literal["win", "loss", "draw", "retreat"]
-#: What the export of a running duel may leave out of a closed round, when its ruleset says
-#: so (``Ruleset.withholdable``; docs/export-format.md, "What is public").
-Withholdable = Literal["state_before", "choices.a", "choices.b"]
-
-
-def other_side(side: Side) -> Side:
-    return "b" if side == "a" else "a"
-
-
-@dataclass(frozen=True, slots=True)
-class LogEvent:
-    """One line of the adjudication log, citing the clause of the rule it applied."""
-
-    clause: str
-    text: str
-
-    def __str__(self) -> str:
-        return f"{self.clause}: {self.text}"
-
-
-@dataclass(frozen=True, slots=True)
-class MoveSpec:
-    """A legal choice: canonical id, display label, kind, and accepted short forms."""
-
-    id: str
-    label: str
-    kind: str
-    aliases: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """Everything one adjudicated round produced. ``state`` is the duel after the round."""
-
-    ruleset: str
-    outcome: str
-    winner: Side | None
-    ended: bool
-    locked: bool
-    choices: Mapping[Side, str | None]
-    rolls: tuple[Roll, ...]
-    log: tuple[LogEvent, ...]
-    state: Any
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ruleset": self.ruleset,
-            "outcome": self.outcome,
-            "winner": self.winner,
-            "ended": self.ended,
-            "locked": self.locked,
-            "choices": dict(self.choices),
-            "rolls": [r.to_dict() for r in self.rolls],
-            "log": [str(e) for e in self.log],
-            "state": self.state.to_dict(),
-        }
-
-
-RollClasses = Callable[[int, str], list[tuple[int, int]]]
-
-
-@dataclass(frozen=True, slots=True)
-class Fighter:
-    """A duellist as a ruleset sees them at the start: a display name and the ruleset's sheet
-    (rule 2.14: {"str", "agi"}; other rulesets their own fields)."""
-
-    name: str
-    sheet: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class SheetField:
-    """One field of a duellist sheet, for validation, slash command help and docs."""
-
-    name: str
-    kind: str  # "int", "str", "choice", "list"
-    help: str
-    minimum: int | None = None
-    maximum: int | None = None
-    choices: tuple[str, ...] = ()
-    default: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class HouseRule:
-    """A per-duel option where the seed text allows several readings.
-
-    ``key`` and ``values`` are what a commander types (``flight=after-blows``); ``default``
-    is the reading a player of the game would expect (the ruleset's docs say why)."""
-
-    key: str
-    values: tuple[str, ...]
-    default: str
-    help: str
-
-    def __post_init__(self) -> None:
-        if self.default not in self.values:
-            raise ValueError(f"house rule {self.key}: default {self.default!r} not in values")
-
-    def allowed_text(self) -> str:
-        return ", ".join(self.values)
-
-
-@dataclass(frozen=True, slots=True)
-class PreDuelStep:
-    """Something that happens before round 1 (the By This Axe challenge): ``id`` names it
-    for ``Ruleset.run_pre_duel_step``; ``help`` says what the step decides."""
-
-    id: str
-    title: str
-    help: str
-
-
-@dataclass(frozen=True, slots=True)
-class DuelParam:
-    """A per-duel setting that is not a house rule (``allot_all``, ``locked``): its key as
-    stored, its declared type and default. ``kind``: ``bool`` (true/false, yes/no, 1/0, as
-    JSON or text) or ``choice`` (one of ``values``; ``aliases`` are (alias, value) pairs)."""
-
-    key: str
-    kind: Literal["bool", "choice"]
-    default: Any
-    help: str
-    values: tuple[str, ...] = ()
-    aliases: tuple[tuple[str, str], ...] = ()
-
-    def allowed_text(self) -> str:
-        return "true or false" if self.kind == "bool" else ", ".join(self.values)
-
-
-@dataclass(frozen=True, slots=True)
-class LegacyParam:
-    """A key older duels were started with, still accepted: ``key`` maps to the house rule or
-    param ``canonical``, each legacy value (``values``: (legacy, canonical) pairs) to its
-    canonical value. Normalisation rewrites it, so nothing downstream ever sees it."""
-
-    key: str
-    canonical: str
-    values: tuple[tuple[str, str], ...]
-
-
-#: Booleans as a commander may type them; anything else is refused (``bool("false")`` is
-#: True, which once started a duel locked while its status said it was not).
-_TRUE = frozenset({"true", "yes", "1", "on"})
-_FALSE = frozenset({"false", "no", "0", "off"})
-
-
-def _house_key(key: object) -> str:
-    return str(key).strip().casefold().replace("_", "-")
-
-
-def _house_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value).strip().casefold().replace("_", "-").replace(" ", "-")
-
-
-def _param_value(param: DuelParam, raw_value: object) -> Any:
-    """``raw_value`` parsed by ``param``'s declared type (InvalidHouseRule when it is not)."""
-    if param.kind == "bool":
-        if isinstance(raw_value, bool):
-            return raw_value
-        if isinstance(raw_value, int) and raw_value in (0, 1):
-            return raw_value == 1
-        text = str(raw_value).strip().casefold() if isinstance(raw_value, str) else None
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise InvalidHouseRule(
-            f"{param.key} must be true or false (true/false, yes/no, 1/0), not {raw_value!r}."
-        )
-    given = _house_value(raw_value) if isinstance(raw_value, str) else None
-    for value in param.values:
-        if given == _house_value(value):
-            return value
-    for alias, value in param.aliases:
-        if given == _house_value(alias):
-            return value
-    raise InvalidHouseRule(
-        f"{param.key} must be one of {param.allowed_text()}, not {raw_value!r}."
-    )
+__all__ = ["SIDES", "Fighter", "MoveSpec", "RoundResult", "Ruleset", "Side"]
 
 
 class Ruleset(ABC):
@@ -415,35 +251,13 @@ class Ruleset(ABC):
         InvalidHouseRule naming the key and its allowed values; an unknown key does too
         (naming every house rule), unless ``ignore_unknown`` (params that also carry other
         per-duel settings, or server settings)."""
-        rules = {rule.key: rule for rule in self.house_rules()}
-        chosen = {key: rule.default for key, rule in rules.items()}
-        for raw_key, raw_value in params.items():
-            key = _house_key(raw_key)
-            rule = rules.get(key)
-            if rule is None:
-                if ignore_unknown:
-                    continue
-                raise InvalidHouseRule(self._unknown_house_rule(str(raw_key)))
-            value = _house_value(raw_value)
-            if value not in rule.values:
-                raise InvalidHouseRule(
-                    f"{rule.key} must be one of {rule.allowed_text()}, not {str(raw_value)!r}."
-                )
-            chosen[key] = value
-        return chosen
+        return house_rule_values(
+            self.house_rules(), params, title=self.title, ignore_unknown=ignore_unknown
+        )
 
     def explicit_house_rules(self, params: Mapping[str, Any]) -> dict[str, str]:
         """Only the house rules ``params`` names (validated), other keys ignored."""
-        given = {_house_key(k) for k in params}
-        values = self.parse_house_rules(params, ignore_unknown=True)
-        return {key: value for key, value in values.items() if key in given}
-
-    def _unknown_house_rule(self, key: str) -> str:
-        rules = self.house_rules()
-        if not rules:
-            return f"{key!r} is not a house rule: {self.title} has no house rules."
-        listed = "; ".join(f"{r.key} ({r.allowed_text()})" for r in rules)
-        return f"{key!r} is not a house rule of {self.title}. House rules: {listed}."
+        return explicit_house_rule_values(self.house_rules(), params, title=self.title)
 
     def duel_params(self) -> tuple[DuelParam, ...]:
         """The per-duel settings that are not house rules (typed, with defaults)."""
@@ -460,64 +274,13 @@ class Ruleset(ABC):
         a bool). Only the keys given are returned; what is stored, run and shown is this.
         Idempotent. An unknown key, a bad value, or a legacy key that contradicts its
         canonical key raises InvalidHouseRule naming what is allowed."""
-        rules = {_house_key(r.key): r for r in self.house_rules()}
-        settings = {_house_key(p.key): p for p in self.duel_params()}
-        legacy = {_house_key(x.key): x for x in self.legacy_params()}
-        out: dict[str, Any] = {}
-        mapped: dict[str, tuple[str, Any]] = {}  # canonical key -> (legacy key, value)
-        for raw_key, raw_value in params.items():
-            key = _house_key(raw_key)
-            if key in legacy:
-                old = legacy[key]
-                value = dict(old.values).get(_house_value(raw_value).replace("-", "_"))
-                if value is None:
-                    allowed = ", ".join(v for v, _ in old.values)
-                    raise InvalidHouseRule(
-                        f"{old.key} (the older name of {old.canonical}) must be one of "
-                        f"{allowed}, not {str(raw_value)!r}."
-                    )
-                mapped[_house_key(old.canonical)] = (old.key, value)
-                continue
-            if key in rules:
-                rule = rules[key]
-                out[rule.key] = self._house_rule_value(rule, raw_value)
-            elif key in settings:
-                out[settings[key].key] = _param_value(settings[key], raw_value)
-            else:
-                raise InvalidHouseRule(self._unknown_param(str(raw_key)))
-        for key, (old_key, value) in mapped.items():
-            name = rules[key].key if key in rules else settings[key].key
-            canonical = (
-                self._house_rule_value(rules[key], value)
-                if key in rules
-                else _param_value(settings[key], value)
-            )
-            if name in out and out[name] != canonical:
-                raise InvalidHouseRule(
-                    f"{old_key} and {name} disagree ({old_key} means {name}={canonical}, but "
-                    f"{name}={out[name]} was given): give {name} alone."
-                )
-            out[name] = canonical
-        return out
-
-    @staticmethod
-    def _house_rule_value(rule: HouseRule, raw_value: object) -> str:
-        value = _house_value(raw_value)
-        if value not in rule.values:
-            raise InvalidHouseRule(
-                f"{rule.key} must be one of {rule.allowed_text()}, not {str(raw_value)!r}."
-            )
-        return value
-
-    def _unknown_param(self, key: str) -> str:
-        listed = [f"{p.key} ({p.allowed_text()})" for p in self.duel_params()]
-        listed += [f"{r.key} ({r.allowed_text()})" for r in self.house_rules()]
-        listed += [f"{x.key} (older name of {x.canonical})" for x in self.legacy_params()]
-        none = "" if self.house_rules() else f" {self.title} has no house rules."
-        if not listed:
-            return f"{key!r} is not a {self.title} duel setting: it takes none.{none}"
-        allowed = "; ".join(listed)
-        return f"{key!r} is not a {self.title} duel setting.{none} Allowed: {allowed}."
+        return normalize(
+            params,
+            title=self.title,
+            rules=self.house_rules(),
+            settings=self.duel_params(),
+            legacy=self.legacy_params(),
+        )
 
     def stored_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """``normalize_params`` of params read back from storage: a duel started before the
@@ -717,41 +480,3 @@ class Ruleset(ABC):
         given, plus ``a_name`` and ``b_name``) and the house rules given (``--option``,
         validated). A bad value raises a RulesError naming its flag."""
         raise InvalidRoundInput(f"{self.title} has no odds report on the command line.")
-
-
-def enumerate_outcomes(
-    run: Callable[[ScriptedDice], str], roll_classes: RollClasses
-) -> dict[str, Fraction]:
-    """Exact distribution of ``run``'s result over all dice, depth first over a roll script."""
-    distribution: dict[str, Fraction] = {}
-    pending: list[tuple[tuple[int, ...], Fraction]] = [((), Fraction(1))]
-    while pending:
-        script, weight = pending.pop()
-        try:
-            outcome = run(ScriptedDice(script))
-        except ScriptExhausted as need:
-            for face, count in roll_classes(need.sides, need.purpose):
-                pending.append(((*script, face), weight * Fraction(count, need.sides)))
-            continue
-        distribution[outcome] = distribution.get(outcome, Fraction(0)) + weight
-    return distribution
-
-
-def register(ruleset: Ruleset) -> Ruleset:
-    """Add a ruleset to the registry (the built-in ones are listed in bot/rules/registry.py;
-    tests register their own)."""
-    from bot.rules import registry  # the registry imports every ruleset package
-
-    return registry.register(ruleset)
-
-
-def get_ruleset(ruleset_id: str) -> Ruleset:
-    from bot.rules import registry
-
-    return registry.get(ruleset_id)
-
-
-def ruleset_ids() -> tuple[str, ...]:
-    from bot.rules import registry
-
-    return registry.ids()

@@ -3,7 +3,8 @@
 The rules engine never calls ``random`` itself: every resolution takes a
 ``DiceSource``. Production rounds use ``FairDice`` (HMAC-SHA256 keyed by the
 round's secret seed, see docs/fairness.md); tests inject ``ScriptedDice`` or
-``RandomDice`` with their own RNG.
+``RandomDice`` with their own RNG; ``enumerate_outcomes`` runs a resolution over every
+branch of ``ScriptedDice`` for exact odds.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Protocol
 
 from bot.rules.errors import DiceError, InvalidSeed
@@ -162,3 +164,26 @@ class ScriptExhausted(DiceError):
         super().__init__(f"The dice script ran out (a {sides}-sided die was needed).")
         self.sides = sides
         self.purpose = purpose
+
+
+#: A ruleset's ``roll_classes``: groups of die faces the rules cannot tell apart, each as
+#: (representative face, count), for a die of ``sides`` rolled for ``purpose``.
+RollClasses = Callable[[int, str], list[tuple[int, int]]]
+
+
+def enumerate_outcomes(
+    run: Callable[[ScriptedDice], str], roll_classes: RollClasses
+) -> dict[str, Fraction]:
+    """Exact distribution of ``run``'s result over all dice, depth first over a roll script."""
+    distribution: dict[str, Fraction] = {}
+    pending: list[tuple[tuple[int, ...], Fraction]] = [((), Fraction(1))]
+    while pending:
+        script, weight = pending.pop()
+        try:
+            outcome = run(ScriptedDice(script))
+        except ScriptExhausted as need:
+            for face, count in roll_classes(need.sides, need.purpose):
+                pending.append(((*script, face), weight * Fraction(count, need.sides)))
+            continue
+        distribution[outcome] = distribution.get(outcome, Fraction(0)) + weight
+    return distribution

@@ -1,17 +1,22 @@
-"""The one place that lists the rulesets.
+"""The one place that lists the rulesets, and the one way to find one.
 
-A new ruleset is one package under bot/rules/ and one entry in ``BUILTIN`` below
-(docs/rulesets.md). Nothing outside its package and this module names a ruleset id or
-imports a ruleset module (tests/test_layering.py).
+``get(ruleset_id)`` is the lookup (``UnknownRuleset`` naming the known ids);
+``get_or_none(ruleset_id)`` is the same lookup for a reader of stored data, which shows
+what it can of a duel whose ruleset is no longer registered; ``ids()`` and
+``all_rulesets()`` list them. A new ruleset is one package under bot/rules/ and one entry in
+``BUILTIN`` below (docs/rulesets.md). Nothing outside its package and this module names a
+ruleset id or imports a ruleset module (tests/test_layering.py). This module imports each
+ruleset from its own ``ruleset`` module; bot/rules/base.py imports no ruleset, so the
+import graph has no cycle.
 """
 
 from __future__ import annotations
 
 from bot.rules.base import Ruleset
-from bot.rules.by_this_axe import BY_THIS_AXE
+from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
 from bot.rules.errors import UnknownRuleset
-from bot.rules.foeq import FOEQ
-from bot.rules.rule_2_14 import RULE_2_14
+from bot.rules.foeq.ruleset import FOEQ
+from bot.rules.rule_2_14.ruleset import RULE_2_14
 
 #: The rulesets the bot ships with, in the order they are offered.
 BUILTIN: tuple[Ruleset, ...] = (RULE_2_14, BY_THIS_AXE, FOEQ)
@@ -35,11 +40,19 @@ def unregister(ruleset_id: str) -> None:
 
 
 def get(ruleset_id: str) -> Ruleset:
+    """The ruleset registered as ``ruleset_id``; UnknownRuleset (a RulesError) naming the
+    known ids when there is none."""
     try:
         return _REGISTRY[ruleset_id]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise UnknownRuleset(f"Unknown ruleset {ruleset_id!r}; known: {known}.") from None
+
+
+def get_or_none(ruleset_id: str) -> Ruleset | None:
+    """``get`` for readers of stored data (a post, an export, a replay of the ladder): None
+    when no ruleset is registered as ``ruleset_id`` (a test's ruleset, since removed)."""
+    return _REGISTRY.get(ruleset_id)
 
 
 def ids() -> tuple[str, ...]:

@@ -23,6 +23,10 @@ from bot.config import (
     Settings,
     WorkerSettings,
 )
+from bot.sandbox.api import SandboxApi
+from bot.sandbox.database import existing_rows, refusal
+from bot.sandbox.world import populate
+from bot.standin import FakeDiscord
 
 #: The stand-in accepts this token and no other (it is no secret: nothing real behind it).
 SANDBOX_TOKEN = "sandbox-token-not-a-secret"
@@ -62,10 +66,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
-    from bot.sandbox.api import SandboxApi
-    from bot.sandbox.world import populate
-    from bot.standin import FakeDiscord
-
     # Never the password: stdout and logs end up in terminals, CI logs and bug reports.
     where = safe_url(database_url) if keep else "a temporary SQLite file, deleted on exit"
     if keep and (refused := await _refuse_occupied(database_url, where)) is not None:
@@ -110,8 +110,6 @@ async def _refuse_occupied(database_url: str, where: str) -> str | None:
     """One line when ``--database`` cannot be used: it holds rows already (another server's,
     e.g. a live bot's database: the sandbox's workers would act on them) or cannot be read.
     Read only; it runs before anything (a migration included) touches the database."""
-    from bot.sandbox.database import existing_rows, refusal
-
     try:
         found = await existing_rows(database_url)
     except Exception as exc:

@@ -19,7 +19,8 @@ from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id, utcnow
-from bot.rules.base import Ruleset, get_ruleset
+from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.messages import MoveChoice, OutboxMessage, Party
@@ -50,9 +51,8 @@ def stored_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[s
     out = dict(options or {})
     params = out.get("params")
     if isinstance(params, Mapping):
-        try:
-            rules = get_ruleset(ruleset_id)
-        except RulesError:
+        rules = registry.get_or_none(ruleset_id)
+        if rules is None:
             return out
         out["params"] = rules.stored_params(params)
     return out
@@ -134,7 +134,7 @@ def round_record(rnd: Round, **export_fields: Any) -> RoundRecord:
 def ruleset_of(ruleset_id: str) -> Ruleset:
     """The registered ruleset ``ruleset_id`` (InvalidInput when none is)."""
     try:
-        return get_ruleset(ruleset_id)
+        return registry.get(ruleset_id)
     except RulesError as exc:
         raise InvalidInput(exc.message, ruleset=ruleset_id) from None
 

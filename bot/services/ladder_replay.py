@@ -22,8 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db import ratings_queries as rq
 from bot.db.models import Duel, Ladder, LadderEntry, LadderRating, utcnow
 from bot.db.ratings_queries import EndedDuel, Position
-from bot.rules.base import Ruleset, get_ruleset
-from bot.rules.errors import RulesError
+from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.services.ladder_model import EntryKind, Standing, counted, play
 
 NAME_MAX = 100
@@ -99,13 +99,6 @@ def _kind(rules: Ruleset | None, duel: EndedDuel, side: str) -> EntryKind:
     if rules is None:  # a ruleset no longer installed: the generic reading
         return "draw" if winner is None else ("win" if winner == side else "loss")
     return rules.outcome_kind(duel.outcome or "", winner, side)  # type: ignore[arg-type]
-
-
-def rules_of(ruleset: str) -> Ruleset | None:
-    try:
-        return get_ruleset(ruleset)
-    except RulesError:
-        return None
 
 
 def standing_of(row: LadderRating) -> Standing:
@@ -191,7 +184,7 @@ async def replay(
 ) -> int:
     """Replay the ladder from ``since`` (None: from its first duel); the ladder is locked.
     Returns how many duels were replayed."""
-    rules = rules_of(ruleset)
+    rules = registry.get_or_none(ruleset)
     removed = await rq.delete_entries_from(session, guild_id, ruleset, since)
     duels = await rq.ended_duels(session, guild_id, ruleset, since)
     users = set(removed)
@@ -243,7 +236,7 @@ async def duel_ended(session: AsyncSession, duel: Duel, outcome: str | None) -> 
         for uid, row in rows.items():
             book.standings[uid] = standing_of(row)
             book.last_at[uid] = row.last_duel_at
-        book.apply(rules_of(duel.ruleset), ended)
+        book.apply(registry.get_or_none(duel.ruleset), ended)
         await _write(session, duel.guild_id, duel.ruleset, book, users, rows)
     await mark(session, duel.guild_id, duel.ruleset, ladder)
 

@@ -13,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.models import Duel, utcnow
-from bot.rules.base import Fighter, Ruleset, get_ruleset, ruleset_ids
+from bot.rules import registry
+from bot.rules.base import Fighter, Ruleset
 from bot.rules.errors import RulesError
 from bot.services import ratings
 from bot.services.duel_support import (
@@ -160,7 +161,7 @@ class DuelLifecycle(DuelUseCases):
             raise InvalidInput("A duel needs two different members: nobody can duel themselves.")
         rules = ruleset_of(ruleset or self._defaults.ruleset)
         if not rules.playable:
-            playable = [r for r in ruleset_ids() if get_ruleset(r).playable]
+            playable = [r for r in registry.ids() if registry.get(r).playable]
             raise InvalidInput(
                 f"{rules.title} duels cannot be run by the bot yet; playable now: "
                 + ", ".join(playable)

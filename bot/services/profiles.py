@@ -15,7 +15,7 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import DuellistProfile
 from bot.rules import registry
-from bot.rules.base import Ruleset, get_ruleset
+from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.unit import transaction
@@ -188,15 +188,13 @@ def no_stats(name: str) -> NotFound:
 
 
 def _in_columns(ruleset_id: str) -> bool:
-    try:
-        return bool(get_ruleset(ruleset_id).sheet_columns)
-    except RulesError:
-        return False
+    rules = registry.get_or_none(ruleset_id)
+    return rules is not None and bool(rules.sheet_columns)
 
 
 def _ruleset(ruleset_id: str) -> Ruleset:
     try:
-        return get_ruleset(ruleset_id)
+        return registry.get(ruleset_id)
     except RulesError as exc:
         raise InvalidInput(exc.message) from None
 

@@ -23,9 +23,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 import msgspec
 
-from bot.rules.base import RoundResult
+from bot.rules import registry
 from bot.rules.errors import RulesError
-from bot.rules.registry import get as get_ruleset
+from bot.rules.terms import RoundResult
 
 #: The version this duelbot writes; version 1 is the unversioned dict stored before.
 PUBLISHED_VERSION = 2
@@ -140,9 +140,8 @@ def _name(entry: Any, side: str) -> str:
 
 
 def _summary(ruleset_id: str, entry: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    try:
-        rules = get_ruleset(ruleset_id)
-    except RulesError:
+    rules = registry.get_or_none(ruleset_id)
+    if rules is None:  # a ruleset no longer registered: its state is shown unsummarised
         return ()
     return tuple((str(label), str(value)) for label, value in rules.fighter_summary(entry))
 
@@ -150,9 +149,12 @@ def _summary(ruleset_id: str, entry: Mapping[str, Any]) -> tuple[tuple[str, str]
 def _label(ruleset_id: str, choice: str | None) -> str:
     if choice is None:
         return "no move"
+    rules = registry.get_or_none(ruleset_id)
+    if rules is None:
+        return choice
     try:
-        return get_ruleset(ruleset_id).choice_label(choice)
-    except RulesError:
+        return rules.choice_label(choice)
+    except RulesError:  # a choice the ruleset refuses is shown as stored
         return choice
 
 

@@ -19,7 +19,8 @@ from bot.config import DuelSettings
 from bot.db import ratings_queries as rq
 from bot.db.engine import Database
 from bot.db.models import LadderEntry, LadderRating, utcnow
-from bot.rules.base import Ruleset, get_ruleset, ruleset_ids
+from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.services.errors import InvalidInput
 from bot.services.ladder_replay import (
@@ -30,7 +31,6 @@ from bot.services.ladder_replay import (
     duel_reopened,
     mark,
     replay,
-    rules_of,
     standing_of,
 )
 from bot.services.ladder_views import (
@@ -81,11 +81,11 @@ class RatingService:
 
     def _ruleset(self, ruleset: str | None) -> Ruleset:
         try:
-            return get_ruleset(ruleset or self._defaults.ruleset)
+            return registry.get(ruleset or self._defaults.ruleset)
         except RulesError:
             raise InvalidInput(
                 f"There is no ruleset {ruleset!r}; the rulesets are "
-                + ", ".join(ruleset_ids())
+                + ", ".join(registry.ids())
                 + "."
             ) from None
 
@@ -133,7 +133,7 @@ class RatingService:
     ) -> LadderRecord:
         last = await rq.last_entries(session, guild_id, ruleset, row.user_id, LAST_DUELS)
         names = await rq.names_of(session, guild_id, ruleset, [e.opponent_id for e in last])
-        rules = rules_of(ruleset)
+        rules = registry.get_or_none(ruleset)
         return LadderRecord(
             ruleset=ruleset,
             ruleset_title=rules.title if rules else ruleset,
@@ -209,7 +209,7 @@ class RatingService:
         sections = []
         async with transaction(self._db) as session:
             for _, ruleset in await rq.ladders(session, guild_id):
-                rules = rules_of(ruleset)
+                rules = registry.get_or_none(ruleset)
                 title = rules.title if rules is not None else ruleset
                 total = await rq.rated_count(session, guild_id, ruleset)
                 ranked = await rq.leaderboard_page(
@@ -241,7 +241,7 @@ class RatingService:
             ladder, _ = await rq.lock_ladder(session, guild_id, ruleset)
             duels = await rq.ended_duels(session, guild_id, ruleset)
             book = Book()
-            rules = rules_of(ruleset)
+            rules = registry.get_or_none(ruleset)
             for duel in duels:
                 book.apply(rules, duel)
             rows = await rq.ratings_of(session, guild_id, ruleset)

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, Round, utcnow
-from bot.rules.base import get_ruleset
+from bot.rules import registry
 from bot.services.duel_support import enqueue, legal_moves
 from bot.services.messages import Reminder
 from bot.services.unit import transaction
@@ -90,7 +90,7 @@ class SchedulerService:
                     sent[str(int(offset.total_seconds()))] = now.isoformat()
                 rnd.reminders_sent = sent
                 moved = set((await queries.current_submissions(session, rnd.id)).keys())
-                rules = get_ruleset(duel.ruleset)
+                rules = registry.get(duel.ruleset)
                 awaiting = rules.awaiting_sides(rules.state_from_dict(duel.state))
                 label = min(due)
                 for side, user_id in (("a", duel.a_user_id), ("b", duel.b_user_id)):

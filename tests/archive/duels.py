@@ -10,9 +10,9 @@ from typing import Any
 from bot.config import LimitSettings
 from bot.db.engine import Database
 from bot.exports.formats import duel_json
-from bot.rules.by_this_axe import RULESET_ID as BY_THIS_AXE
-from bot.rules.foeq import RULESET_ID as FOEQ
-from bot.rules.rule_2_14 import RULESET_ID as RULE_2_14
+from bot.rules.by_this_axe.tables import RULESET_ID as BY_THIS_AXE
+from bot.rules.foeq.tables import RULESET_ID as FOEQ
+from bot.rules.rule_2_14.moves import RULESET_ID as RULE_2_14
 from bot.services.container import Services
 from bot.services.views import MemberRef
 from tests.discord.harness import World, running_world

@@ -12,7 +12,7 @@ import pytest
 
 from bot.db.engine import Database
 from bot.exports.formats import duel_json
-from bot.rules.base import get_ruleset
+from bot.rules import registry
 from bot.rules.registry import all_rulesets
 from bot.services.container import Services
 from tests.cli.duels import RULESETS, play_duel
@@ -35,7 +35,7 @@ async def test_a_whole_duel_rolls_declared_dice_and_its_log_states_every_roll(
     export: dict[str, Any] = duel_json(
         await Services.create(database).duels.history(duel_id, GUILD)
     )
-    rules = get_ruleset(ruleset)
+    rules = registry.get(ruleset)
     dice = rules.dice_for(export["duellists"])
     assert dice, ruleset
     pattern = rules.log_dice_pattern

@@ -16,7 +16,8 @@ from sqlalchemy import select
 
 from bot.db.engine import Database, make_database
 from bot.db.models import Duel
-from bot.rules.base import Ruleset, get_ruleset
+from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.services.container import Services
 from tests.services.helpers import ALICE, BOB, CHANNEL, COMMANDER, GUILD
 from tests.services.test_foeq_flow import ALICE_SHEET, BOB_SHEET, choose
@@ -80,7 +81,7 @@ async def _play(
     stop: Callable[[int], bool] = lambda step: False,
     before_close: Callable[[int], Awaitable[None]] | None = None,
 ) -> None:
-    rules = get_ruleset((await services.duels.get_duel(duel_id)).ruleset)
+    rules = registry.get((await services.duels.get_duel(duel_id)).ruleset)
     for step in range(steps):
         if before_close is not None and step > 0:
             # Also at a round boundary reached by a step that closed by itself (a By This
@@ -167,7 +168,7 @@ async def play_duel(url: str, ruleset: str, *, finish: bool = True) -> int:
                     duel_id=duel.id, guild_id=GUILD, actor_id=COMMANDER
                 )
             _, state = await _state(db, duel.id)
-            rules = get_ruleset(ruleset)
+            rules = registry.get(ruleset)
             awaiting = rules.awaiting_sides(rules.state_from_dict(state))
             # one side has chosen in the open round (or step): that choice must stay sealed
             if len(awaiting) == 2:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.rules.base import get_ruleset
+from bot.rules import registry
 from tests.cli.duels import FOEQ, RULE_2_14, RULESETS, duelbot, play_duel
 
 
@@ -41,7 +41,7 @@ def _checked_round(doc: dict[str, Any], *, rolls: bool = True) -> dict[str, Any]
 def _other_choice(doc: dict[str, Any], r: dict[str, Any]) -> tuple[str, str]:
     """A side that chose in round ``r`` and another legal choice it could have made, which
     the published result shows (a public choice)."""
-    rules = get_ruleset(doc["ruleset"])
+    rules = registry.get(doc["ruleset"])
     state = rules.state_from_dict(r["state_before"])
     for side in ("a", "b"):
         chosen = r["choices"][side]
@@ -54,7 +54,7 @@ def _other_choice(doc: dict[str, Any], r: dict[str, Any]) -> tuple[str, str]:
 
 
 def _public_choice_round(doc: dict[str, Any]) -> dict[str, Any]:
-    rules = get_ruleset(doc["ruleset"])
+    rules = registry.get(doc["ruleset"])
     for r in doc["rounds"]:
         if r["status"] != "closed":
             continue
@@ -87,7 +87,7 @@ async def test_a_whole_duel_exports_verifies_and_every_tampering_is_named(
     assert doc["duel_id"] == duel_id and doc["ruleset"] == ruleset
     assert doc["status"] == "ended" and doc["secrets_revealed"] is True
     assert set(doc["options"]) >= {"change_of_choice", "missing_move", "locked_blocks_retreat"}
-    rules = get_ruleset(ruleset)
+    rules = registry.get(ruleset)
     assert list(doc["house_rules"]) == [r.key for r in rules.house_rules()]
     assert doc["duellists"]["a"]["name"] == "Alice" and doc["duellists"]["a"]["summary"]
     for r in doc["rounds"]:

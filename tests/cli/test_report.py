@@ -12,8 +12,9 @@ from bot.exports.report import (
     render_round_markdown,
 )
 from bot.rules.dice import ScriptedDice
-from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState, Options
 from bot.rules.rule_2_14.command_line import odds_dict, render_odds_text
+from bot.rules.rule_2_14.ruleset import RULE_2_14
+from bot.rules.rule_2_14.state import Duellist, DuelState, Options
 
 
 def _result(a_name: str = "Alice", b_name: str = "Bob"):  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.rules.base import get_ruleset
+from bot.rules import registry
 from tests.cli.duels import BY_THIS_AXE, FOEQ, RULE_2_14, RULESETS, duelbot
 from tests.cli.exports import Exports
 from tests.fuzz.test_cli_json import run
@@ -144,7 +144,7 @@ def test_a_round_verify_cannot_readjudicate_still_has_its_logged_rolls(
     assert "NOT VERIFIED: round 1: rolls" in out, out
 
 def test_the_withheld_declarations() -> None:
-    rule, axe, foeq = (get_ruleset(r) for r in RULESETS)
+    rule, axe, foeq = (registry.get(r) for r in RULESETS)
     assert rule.withholdable({}) == axe.withholdable({}) == frozenset()
     assert foeq.withholdable({"phase": "setup", "awaiting": ["a", "b"]}) == {
         "state_before", "choices.a", "choices.b"
@@ -286,7 +286,7 @@ def test_another_spelling_of_a_choice_is_a_changed_choice(
     """"ffs" for full_frontal_strike re-adjudicates the same: the changed field is named
     anyway (an export holds canonical choice ids)."""
     doc = exports[(ruleset, "ended")]
-    rules = get_ruleset(ruleset)
+    rules = registry.get(ruleset)
     for r in doc["rounds"]:
         state = rules.state_from_dict(r["state_before"])
         for side in ("a", "b"):

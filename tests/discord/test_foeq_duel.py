@@ -17,7 +17,7 @@ from bot.config import LimitSettings
 from bot.db.engine import Database
 from bot.db.models import Duel
 from bot.rules.dice import derive_roll
-from bot.rules.foeq import RULESET_ID as FOEQ
+from bot.rules.foeq.tables import RULESET_ID as FOEQ
 from tests.discord.harness import World, running_world
 from tests.discord.test_full_duel import all_text
 from tests.fakediscord import FakeDiscord

@@ -13,7 +13,7 @@ import pytest
 from bot.config import WorkerSettings
 from bot.db.engine import Database, DatabaseUnavailable
 from bot.db.models import OutboxPost, utcnow
-from bot.rules.rule_2_14 import LABELS, MOVES
+from bot.rules.rule_2_14.moves import LABELS, MOVES
 from bot.services.views import MemberRef
 from tests.discord.workers_support import (
     COMMANDER_NICK,

@@ -15,7 +15,7 @@ from bot.config import DuelSettings
 from bot.db.engine import Database, DatabaseUnavailable
 from bot.db.models import utcnow
 from bot.discord import health
-from bot.rules.rule_2_14 import MOVES
+from bot.rules.rule_2_14.moves import MOVES
 from tests.discord.workers_support import eventually, fake_server, running_bot
 from tests.fakediscord import FakeDiscord
 

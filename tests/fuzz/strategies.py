@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from bot.rules.rule_2_14 import MOVES
+from bot.rules.rule_2_14.moves import MOVES
 
 MOVE_WORDS = [w for m in MOVES for w in (m.id, m.label, *m.aliases)]
 ZERO_WIDTH = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]

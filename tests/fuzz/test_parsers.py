@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bot.discord.cogs.intake import split_duel_prefix
 from bot.rules.errors import InvalidChoice
-from bot.rules.rule_2_14 import MOVE_IDS, parse_move
+from bot.rules.rule_2_14.moves import MOVE_IDS, parse_move
 from bot.services.deadlines import MAX_DEADLINE, MIN_DEADLINE, parse_deadline, parse_duration
 from bot.services.errors import InvalidInput
 from tests.fuzz import budget

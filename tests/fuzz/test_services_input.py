@@ -26,7 +26,7 @@ from bot.discord.cogs.intake import MAX_DM_LENGTH, Intake, split_duel_prefix
 from bot.discord.errors import UNEXPECTED
 from bot.presentation.discord_posts import render_post
 from bot.rules.errors import InvalidChoice
-from bot.rules.rule_2_14 import LABELS, parse_move
+from bot.rules.rule_2_14.moves import LABELS, parse_move
 from bot.services.container import Services
 from bot.services.errors import DomainError, InvalidInput
 from bot.services.profiles import clean_name

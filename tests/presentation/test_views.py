@@ -10,7 +10,8 @@ from bot.presentation.discord_text import safe
 from bot.presentation.markup import BBCODE, MARKDOWN, round_result
 from bot.presentation.views import round_result_view
 from bot.rules.dice import ScriptedDice
-from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState, Options
+from bot.rules.rule_2_14.ruleset import RULE_2_14
+from bot.rules.rule_2_14.state import Duellist, DuelState, Options
 from bot.services.published import PublishedRound, read_published
 
 

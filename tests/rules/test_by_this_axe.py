@@ -13,28 +13,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rules import get_ruleset
-from bot.rules.base import Fighter, RoundResult, Side, enumerate_outcomes
-from bot.rules.by_this_axe import (
-    BY_THIS_AXE,
+from bot.rules import registry
+from bot.rules.base import Fighter, RoundResult, Side
+from bot.rules.by_this_axe.allotments import Allotment, legal_allotments
+from bot.rules.by_this_axe.challenge import challenge
+from bot.rules.by_this_axe.odds import round_joint, round_odds, unsaved_hits_distribution
+from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
+from bot.rules.by_this_axe.sheet import Combatant
+from bot.rules.by_this_axe.state import DuelState, Options, forfeit_dice
+from bot.rules.by_this_axe.tables import (
     CHARACTERS,
     FLEE,
     OUTCOMES,
     POOLS,
     RULESET_ID,
-    Allotment,
-    Combatant,
-    DuelState,
-    Options,
-    challenge,
     describe_outcome,
-    forfeit_dice,
-    legal_allotments,
-    round_joint,
-    round_odds,
-    unsaved_hits_distribution,
 )
-from bot.rules.dice import FairDice, RandomDice, ScriptedDice
+from bot.rules.dice import FairDice, RandomDice, ScriptedDice, enumerate_outcomes
 from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats, RulesError
 from tests.rules.by_this_axe_reference import reference_joint, reference_outcomes
 
@@ -89,7 +84,7 @@ def log(result: RoundResult) -> list[str]:
 
 
 def test_registered_under_its_id() -> None:
-    assert get_ruleset(RULESET_ID) is R
+    assert registry.get(RULESET_ID) is R
     assert RULESET_ID == "by-this-axe"
     assert [f.name for f in R.sheet_fields] == ["character", "armor_save", "wounds", "leader"]
 

@@ -26,7 +26,8 @@ from bot.rules.dice import (
     roll_label,
 )
 from bot.rules.errors import DiceError, InvalidSeed
-from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState
+from bot.rules.rule_2_14.ruleset import RULE_2_14
+from bot.rules.rule_2_14.state import Duellist, DuelState
 
 ROOT = Path(__file__).resolve().parents[2]
 FAIRNESS = ROOT / "docs" / "fairness.md"

@@ -11,22 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rules.base import SIDES, Fighter, RoundResult, Side, get_ruleset
+from bot.rules import registry
+from bot.rules.base import SIDES, Fighter, RoundResult, Side
 from bot.rules.dice import FairDice, RandomDice, ScriptedDice
 from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput, InvalidStats
-from bot.rules.foeq import (
-    FOEQ,
-    RULESET_ID,
-    STARE,
-    STARE_MOVE_IDS,
-    STYLES,
-    Corner,
-    FoeqState,
-    Options,
-    awaiting_sides,
-    is_secret,
-    private_notes,
-)
+from bot.rules.foeq.phases import awaiting_sides, is_secret, private_notes
+from bot.rules.foeq.ruleset import FOEQ
+from bot.rules.foeq.state import Corner, FoeqState, Options
+from bot.rules.foeq.tables import RULESET_ID, STARE, STARE_MOVE_IDS, STYLES
 
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
@@ -133,7 +125,7 @@ def neutral_reply(move: str) -> str:
 
 def test_registered_under_its_id() -> None:
     assert RULESET_ID == "foeq-spell-duel"
-    assert get_ruleset(RULESET_ID) is FOEQ
+    assert registry.get(RULESET_ID) is FOEQ
 
 
 def test_sheet_fields_and_defaults() -> None:

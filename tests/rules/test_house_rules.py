@@ -12,21 +12,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bot.rules.by_this_axe as by_this_axe
-import bot.rules.foeq as foeq
-import bot.rules.rule_2_14 as rule_2_14
 from bot.rules import registry
-from bot.rules.base import Fighter, HouseRule, RoundResult, Ruleset, get_ruleset, ruleset_ids
-from bot.rules.by_this_axe import BY_THIS_AXE, Combatant, DuelState, Options, round_odds
+from bot.rules.base import Fighter, RoundResult, Ruleset
+from bot.rules.by_this_axe import state as axe_state
+from bot.rules.by_this_axe import tables as axe_tables
+from bot.rules.by_this_axe.odds import round_odds
+from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
+from bot.rules.by_this_axe.sheet import Combatant
+from bot.rules.by_this_axe.state import DuelState, Options
 from bot.rules.dice import FairDice, ScriptedDice
 from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput, RulesError
-from bot.rules.foeq import FOEQ
+from bot.rules.foeq import state as foeq_state
+from bot.rules.foeq import tables as foeq_tables
+from bot.rules.foeq.ruleset import FOEQ
+from bot.rules.params import HouseRule
+from bot.rules.rule_2_14 import moves as r214_moves
+from bot.rules.rule_2_14.ruleset import RULE_2_14, Rule214
 from tests.rules.by_this_axe_reference import reference_outcomes
 from tests.rules.test_by_this_axe import duel, fighter, log, resolve, rolls
 from tests.rules.test_foeq import at_stare_second, play, sheet, shoot, step, text
 
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-ALL = (rule_2_14.RULE_2_14, BY_THIS_AXE, FOEQ)
+ALL = (RULE_2_14, BY_THIS_AXE, FOEQ)
 
 
 # -- the registry --------------------------------------------------------------------------------
@@ -34,28 +41,30 @@ ALL = (rule_2_14.RULE_2_14, BY_THIS_AXE, FOEQ)
 
 def test_the_registry_lists_the_three_rulesets() -> None:
     assert registry.BUILTIN == ALL
-    assert ruleset_ids() == ("by-this-axe", "foeq-spell-duel", "rule-2.14")
+    assert registry.ids() == ("by-this-axe", "foeq-spell-duel", "rule-2.14")
     for ruleset in ALL:
-        assert get_ruleset(ruleset.id) is ruleset is registry.get(ruleset.id)
+        assert registry.get(ruleset.id) is ruleset is registry.get_or_none(ruleset.id)
     assert registry.DEFAULT_RULESET_ID == "rule-2.14"
     with pytest.raises(RulesError, match=r"known: by-this-axe, foeq-spell-duel, rule-2\.14"):
-        get_ruleset("chess")
+        registry.get("chess")
+    assert registry.get_or_none("chess") is None
+    assert registry.get_or_none("") is None
 
 
 def test_a_test_ruleset_registers_and_leaves() -> None:
-    class Coin(rule_2_14.Rule214):
+    class Coin(Rule214):
         id = "coin-test"
         title = "Coin"
 
     coin = Coin()
     registry.register(coin)
     try:
-        assert get_ruleset("coin-test") is coin and "coin-test" in ruleset_ids()
+        assert registry.get("coin-test") is coin and "coin-test" in registry.ids()
     finally:
         registry.unregister("coin-test")
-    assert "coin-test" not in ruleset_ids()
+    assert "coin-test" not in registry.ids()
     registry.unregister("rule-2.14")  # the built-in ones stay
-    assert get_ruleset("rule-2.14") is rule_2_14.RULE_2_14
+    assert registry.get("rule-2.14") is RULE_2_14
 
 
 # -- the interface: text -------------------------------------------------------------------------
@@ -63,10 +72,9 @@ def test_a_test_ruleset_registers_and_leaves() -> None:
 
 @pytest.mark.parametrize("ruleset", ALL, ids=lambda r: r.id)
 def test_every_outcome_has_a_sentence_with_the_names(ruleset: Ruleset) -> None:
-    outcomes = {rule_2_14: rule_2_14.OUTCOMES, by_this_axe: by_this_axe.OUTCOMES,
-                foeq: foeq.OUTCOMES}
-    module = {"rule-2.14": rule_2_14, "by-this-axe": by_this_axe, "foeq-spell-duel": foeq}
-    for outcome in outcomes[module[ruleset.id]]:  # type: ignore[index]
+    outcomes = {"rule-2.14": r214_moves.OUTCOMES, "by-this-axe": axe_tables.OUTCOMES,
+                "foeq-spell-duel": foeq_tables.OUTCOMES}
+    for outcome in outcomes[ruleset.id]:
         sentence = ruleset.outcome_sentence(outcome, "Ann", "Bob")
         assert sentence != outcome and sentence[0].isupper()
         if outcome.startswith("a_") or outcome.endswith("_a"):
@@ -77,7 +85,7 @@ def test_every_outcome_has_a_sentence_with_the_names(ruleset: Ruleset) -> None:
 
 
 def test_sentences_moved_from_the_discord_layer() -> None:
-    assert rule_2_14.RULE_2_14.outcome_sentence("locked", "A", "B") == (
+    assert RULE_2_14.outcome_sentence("locked", "A", "B") == (
         "The duellists are locked in combat; the duel goes on"
     )
     assert BY_THIS_AXE.outcome_sentence("a_wins", "Conan", "Kull") == (
@@ -85,16 +93,16 @@ def test_sentences_moved_from_the_discord_layer() -> None:
     )
     assert FOEQ.outcome_sentence("tie", "A", "B").startswith("The Shot is a tie")
     assert [r.short_name() for r in ALL] == ["rule 2.14", "By This Axe", "FoEQ p20"]
-    assert "`full_frontal_strike`" in rule_2_14.RULE_2_14.help_text()
+    assert "`full_frontal_strike`" in RULE_2_14.help_text()
     assert "a3 p1 t0" in BY_THIS_AXE.help_text() and "flee" in BY_THIS_AXE.help_text()
     assert "death quick 3" in FOEQ.help_text()
 
 
 def test_fighter_summaries() -> None:
-    r214 = rule_2_14.RULE_2_14.initial_state(
+    r214 = RULE_2_14.initial_state(
         Fighter("Ann", {"str": 7, "agi": 4}), Fighter("Bob", {"str": 3, "agi": 5}), {}
     )
-    assert rule_2_14.RULE_2_14.fighter_summary(r214.to_dict()["a"]) == [
+    assert RULE_2_14.fighter_summary(r214.to_dict()["a"]) == [
         ("STR", "7"), ("AGI", "4"),
     ]
     axe = duel(fighter("Conan", "champion", wounds=2, leader=True), fighter("Thoth", "wizard"))
@@ -114,7 +122,7 @@ def test_fighter_summaries() -> None:
 
 def test_pre_duel_steps() -> None:
     assert [s.id for s in BY_THIS_AXE.pre_duel_steps()] == ["challenge"]
-    assert FOEQ.pre_duel_steps() == () == rule_2_14.RULE_2_14.pre_duel_steps()
+    assert FOEQ.pre_duel_steps() == () == RULE_2_14.pre_duel_steps()
 
 
 # -- the interface: house rules ------------------------------------------------------------------
@@ -130,7 +138,7 @@ def test_house_rules_declared_with_defaults() -> None:
         ("disruptive", ("winner-only", "either"), "winner-only"),
         ("shot-tie", ("true-stakes", "public-stakes"), "true-stakes"),
     ]
-    assert rule_2_14.RULE_2_14.house_rules() == ()
+    assert RULE_2_14.house_rules() == ()
     with pytest.raises(ValueError):
         HouseRule("x", ("a",), "b", "default not allowed")
 
@@ -155,7 +163,7 @@ def test_parse_house_rules_fills_defaults_and_forgives_case_and_underscores() ->
         (BY_THIS_AXE, {"fligth": "after-blows"},
          ["'fligth'", "flight (before-blows, after-blows)", "forfeit (victim-chooses"]),
         (FOEQ, {"strong-against": "never"}, ["strong-against", "advantage, auto-win"]),
-        (rule_2_14.RULE_2_14, {"flight": "x"}, ["no house rules"]),
+        (RULE_2_14, {"flight": "x"}, ["no house rules"]),
     ],
 )
 def test_bad_house_rules_name_the_key_and_the_allowed_values(
@@ -315,8 +323,8 @@ small = st.sampled_from(("priest", "mage"))
 
 
 @settings(max_examples=40, deadline=None)
-@given(small, small, st.sampled_from(by_this_axe.FLIGHT_RULE.values),
-       st.sampled_from(by_this_axe.FORFEIT_RULE.values), st.data())
+@given(small, small, st.sampled_from(axe_state.FLIGHT_RULE.values),
+       st.sampled_from(axe_state.FORFEIT_RULE.values), st.data())
 def test_every_option_combination_gives_a_distribution_summing_to_one(
     ca: str, cb: str, flight: str, forfeit: str, data: st.DataObject
 ) -> None:
@@ -335,7 +343,7 @@ def test_every_option_combination_gives_a_distribution_summing_to_one(
 # -- FoEQ ----------------------------------------------------------------------------------------
 
 
-def _foeq_options(**house: str) -> foeq.Options:
+def _foeq_options(**house: str) -> foeq_state.Options:
     return FOEQ.make_options({k.replace("_", "-"): v for k, v in house.items()})
 
 
@@ -391,8 +399,9 @@ def test_shot_tie_public_stakes() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32),
-       st.sampled_from(foeq.STRONG_AGAINST_RULE.values),
-       st.sampled_from(foeq.DISRUPTIVE_RULE.values), st.sampled_from(foeq.SHOT_TIE_RULE.values))
+       st.sampled_from(foeq_state.STRONG_AGAINST_RULE.values),
+       st.sampled_from(foeq_state.DISRUPTIVE_RULE.values),
+       st.sampled_from(foeq_state.SHOT_TIE_RULE.values))
 def test_random_foeq_duels_end_under_every_option_combination(
     seed: int, strong: str, disruptive: str, tie: str
 ) -> None:
@@ -411,7 +420,7 @@ def _first_round(ruleset: Ruleset) -> tuple[Any, dict[Any, str | None], dict[str
         return state, {"a": "death quick 1", "b": "pride weird 0"}, {"missing_move": "none"}
     if ruleset is BY_THIS_AXE:
         return duel(round_no=2), {"a": "flee", "b": "a2p2t0"}, {"flight": "after-blows"}
-    state = rule_2_14.RULE_2_14.initial_state(
+    state = RULE_2_14.initial_state(
         Fighter("A", {"str": 9, "agi": 9}), Fighter("B", {"str": 2, "agi": 1}), {}
     )
     return state, {"a": "full_frontal_strike", "b": "lock_attempt"}, {}
@@ -443,13 +452,13 @@ def test_readjudicate_from_stored_json_gives_the_same_result(ruleset: Ruleset) -
     ],
 )
 def test_readjudicate_refuses_malformed_rounds(change: dict[str, Any], needle: str) -> None:
-    state, choices, _ = _first_round(rule_2_14.RULE_2_14)
+    state, choices, _ = _first_round(RULE_2_14)
     data = {"state_before": state.to_dict(), "choices": choices, "seed": SEED,
             "duel_id": 1, "round_no": 1, **change}
     with pytest.raises(InvalidRoundInput, match=needle):
-        rule_2_14.RULE_2_14.readjudicate_round(data)
+        RULE_2_14.readjudicate_round(data)
     with pytest.raises(InvalidRoundInput, match="'seed'"):
-        rule_2_14.RULE_2_14.readjudicate_round({k: v for k, v in data.items() if k != "seed"})
+        RULE_2_14.readjudicate_round({k: v for k, v in data.items() if k != "seed"})
 
 
 def test_the_house_rules_are_public_while_a_foeq_duel_runs() -> None:
@@ -475,9 +484,9 @@ def test_normalize_params_maps_the_legacy_key_and_types_the_values() -> None:
     assert state.forfeit == "attack-first"  # what runs is what normalize_params says
     agreeing = {"trick_takes": "parry_first", "forfeit": "parry-first"}
     assert BY_THIS_AXE.normalize_params(agreeing) == {"forfeit": "parry-first"}
-    assert rule_2_14.RULE_2_14.normalize_params({"locked": "false"}) == {"locked": False}
+    assert RULE_2_14.normalize_params({"locked": "false"}) == {"locked": False}
     for typed, value in (("true", True), ("No", False), (1, True), (0, False), (True, True)):
-        assert rule_2_14.RULE_2_14.normalize_params({"locked": typed}) == {"locked": value}
+        assert RULE_2_14.normalize_params({"locked": typed}) == {"locked": value}
     assert FOEQ.normalize_params({"public_stake": "FB", "challenger": "B"}) == {
         "public_stake": "first_blood",
         "challenger": "b",
@@ -487,9 +496,9 @@ def test_normalize_params_maps_the_legacy_key_and_types_the_values() -> None:
 @pytest.mark.parametrize(
     ("ruleset", "params", "needles"),
     [
-        (rule_2_14.RULE_2_14, {"locked": "maybe"}, ("locked", "true or false", "yes/no")),
-        (rule_2_14.RULE_2_14, {"locked": 2}, ("locked", "true or false")),
-        (rule_2_14.RULE_2_14, {"locked": None}, ("locked", "true or false")),
+        (RULE_2_14, {"locked": "maybe"}, ("locked", "true or false", "yes/no")),
+        (RULE_2_14, {"locked": 2}, ("locked", "true or false")),
+        (RULE_2_14, {"locked": None}, ("locked", "true or false")),
         (BY_THIS_AXE, {"allot_all": "sometimes"}, ("allot_all", "true or false")),
         (BY_THIS_AXE, {"trick_takes": "random"}, ("trick_takes", "parry_first, attack_first")),
         (
@@ -514,5 +523,5 @@ def test_stored_params_read_old_rows_as_they_run_and_keep_what_no_longer_validat
     assert BY_THIS_AXE.stored_params({"trick_takes": "attack_first"}) == {
         "forfeit": "attack-first"
     }
-    assert rule_2_14.RULE_2_14.stored_params({"locked": "false"}) == {"locked": False}
+    assert RULE_2_14.stored_params({"locked": "false"}) == {"locked": False}
     assert BY_THIS_AXE.stored_params({"gone": 1}) == {"gone": 1}  # never lost

@@ -8,9 +8,10 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rules.base import enumerate_outcomes
-from bot.rules.dice import RandomDice
-from bot.rules.rule_2_14 import MOVE_IDS, OUTCOMES, RULE_2_14, Duellist, DuelState, Options
+from bot.rules.dice import RandomDice, enumerate_outcomes
+from bot.rules.rule_2_14.moves import MOVE_IDS, OUTCOMES
+from bot.rules.rule_2_14.ruleset import RULE_2_14
+from bot.rules.rule_2_14.state import Duellist, DuelState, Options
 from tests.rules.reference import reference_distribution
 
 any_stat = st.integers(min_value=-10**6, max_value=10**6)

@@ -8,19 +8,17 @@ import pytest
 
 from bot.rules.dice import ScriptedDice
 from bot.rules.errors import InvalidChoice, InvalidRoundInput
-from bot.rules.rule_2_14 import (
+from bot.rules.rule_2_14.moves import (
     EVADE,
     FULL_FRONTAL_STRIKE,
     LOCK_ATTEMPT,
     MOVE_IDS,
     RETREAT,
-    RULE_2_14,
     SIDE_SWIPE,
-    Duellist,
-    DuelState,
-    Options,
     parse_move,
 )
+from bot.rules.rule_2_14.ruleset import RULE_2_14
+from bot.rules.rule_2_14.state import Duellist, DuelState, Options
 
 FFS, SS, LA, EV, RT = FULL_FRONTAL_STRIKE, SIDE_SWIPE, LOCK_ATTEMPT, EVADE, RETREAT
 

@@ -23,7 +23,7 @@ import pytest
 
 from bot.bootstrap import QUIET_AT_DEBUG, configure_logging
 from bot.db.engine import Database
-from bot.rules.rule_2_14 import LABELS, MOVE_IDS
+from bot.rules.rule_2_14.moves import LABELS, MOVE_IDS
 from tests.discord.harness import World, running_world
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import FakeUser, RecordedRequest

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from bot.db.engine import Database
 from bot.db.models import AuditEntry, OutboxPost, Submission
-from bot.rules.rule_2_14 import MOVE_IDS
+from bot.rules.rule_2_14.moves import MOVE_IDS
 from bot.services.container import Services
 from bot.services.views import DuelView, MemberRef
 

@@ -11,7 +11,7 @@ from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.db.models import AuditEntry, Duel, Round, Submission, utcnow
 from bot.rules.dice import derive_roll
-from bot.rules.rule_2_14 import MOVE_IDS
+from bot.rules.rule_2_14.moves import MOVE_IDS
 from bot.services.container import Services
 from bot.services.errors import (
     AmbiguousDuel,

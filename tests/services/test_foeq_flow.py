@@ -18,7 +18,7 @@ from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.db.models import Duel, Round
 from bot.rules.dice import derive_roll
-from bot.rules.foeq import RULESET_ID as FOEQ
+from bot.rules.foeq.tables import RULESET_ID as FOEQ
 from bot.services.container import Services
 from bot.services.errors import NotAllowed
 from bot.services.published import Sides

@@ -16,7 +16,9 @@ from bot.exports.document import duel_document
 from bot.exports.verify import verify_duel
 from bot.presentation.discord_replies import history_text
 from bot.rules.dice import ScriptedDice
-from bot.rules.rule_2_14 import RULE_2_14, Duellist, DuelState, Options
+from bot.rules.rule_2_14.ruleset import RULE_2_14
+from bot.rules.rule_2_14.state import Duellist, DuelState, Options
+from bot.rules.terms import RoundResult
 from bot.services.container import Services
 from bot.services.messages import MessageFormatError, RoundResultPost, parse_message
 from bot.services.published import (
@@ -140,8 +142,6 @@ def test_the_outbox_carries_it_and_reads_queued_rows_of_both_versions() -> None:
 
 
 def test_a_fresh_result_is_published_with_everything_revealed() -> None:
-    from bot.rules.base import RoundResult
-
     state = DuelState(Duellist("Ann", 8, 3), Duellist("Bob", 2, 5))
     fresh = RULE_2_14.resolve(state, {"a": "evade", "b": None}, ScriptedDice([1], 4, 2), Options())
     assert isinstance(fresh, RoundResult)

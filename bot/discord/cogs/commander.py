@@ -31,7 +31,7 @@ from bot.presentation.discord_replies import (
     round_status_text,
 )
 from bot.presentation.discord_text import safe
-from bot.rules import get_ruleset, ruleset_ids
+from bot.rules import registry
 from bot.services.deadlines import parse_deadline
 from bot.services.errors import InvalidInput
 from bot.services.profiles import stats_ruleset
@@ -73,13 +73,13 @@ DuelId = app_commands.Transform[int, DuelNumber]
 
 
 ALL_RULESETS = [
-    app_commands.Choice(name=get_ruleset(r).title[:100], value=r)
-    for r in ruleset_ids()
-    if get_ruleset(r).playable
+    app_commands.Choice(name=registry.get(r).title[:100], value=r)
+    for r in registry.ids()
+    if registry.get(r).playable
 ]
 # Every ruleset has a sheet (one kept in the stats columns too: /sheet and /stats agree).
 SHEET_RULESETS = [
-    app_commands.Choice(name=get_ruleset(r).title[:100], value=r) for r in ruleset_ids()
+    app_commands.Choice(name=registry.get(r).title[:100], value=r) for r in registry.ids()
 ]
 
 
@@ -226,7 +226,7 @@ class Commander(commands.Cog):
             guild_id, member_ref(member), ruleset
         )
         shown = ", ".join(f"{k}={safe(str(v), 60)}" for k, v in sorted(sheet.items()))
-        title = safe(get_ruleset(ruleset).title, 60)
+        title = safe(registry.get(ruleset).title, 60)
         await interaction.followup.send(
             f"**{safe(member.display_name)}** ({title}): {shown}", ephemeral=True
         )

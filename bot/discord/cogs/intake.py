@@ -25,7 +25,7 @@ from bot.presentation.discord_replies import (
     receipt_text,
 )
 from bot.rules import registry
-from bot.rules.base import MoveSpec, get_ruleset
+from bot.rules.base import MoveSpec
 from bot.services.scope import DuelScope
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ async def move_autocomplete(
             else:
                 scope = DuelScope.of_duellist(user_id, guild_id)
                 duel = await duels.get_duel(duel_id, scope=scope)
-                moves = get_ruleset(duel.ruleset).moves()
+                moves = registry.get(duel.ruleset).moves()
         except Exception:  # autocomplete is a hint: fall back to the default ruleset's moves
             moves = default_moves
     wanted = current.strip().casefold()

@@ -10,7 +10,8 @@ from bot.discord.checks import answer_privately
 from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, duel_autocomplete
 from bot.presentation.discord_posts import fighter_text
-from bot.presentation.discord_replies import duel_title, odds_text, ruleset_of
+from bot.presentation.discord_replies import duel_title, odds_text
+from bot.rules import registry
 from bot.services.errors import InvalidInput
 from bot.services.scope import DuelScope
 from bot.services.views import DuelView
@@ -31,7 +32,7 @@ class Odds(commands.Cog):
         odds = await services_of(self.bot).duels.odds(
             view.id, DuelScope.of_caller(interaction.user.id, interaction.guild_id)
         )
-        rules = ruleset_of(view.ruleset)
+        rules = registry.get_or_none(view.ruleset)
         embed = discord.Embed(
             title=f"Odds for {duel_title(view)}"[:256],
             description=(

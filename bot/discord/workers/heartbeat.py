@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.discord import health
 from bot.discord.client import DuelBot
+from bot.discord.workers.loops import stop_worker
 
 log = logging.getLogger(__name__)
 
@@ -25,9 +26,7 @@ class Heartbeat(commands.Cog):
 
     async def cog_unload(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await stop_worker(task)
 
     @commands.Cog.listener()
     async def on_connect(self) -> None:

@@ -25,5 +25,21 @@ async def guarded(what: str, step: Callable[[], Awaitable[float]]) -> float:
 
 
 async def sleep_until_woken(event: asyncio.Event, seconds: float) -> None:
+    # asyncio.timeout, not wait_for: Python 3.11's wait_for returns normally when the task
+    # is cancelled just as the event is set (gh-86296), so a stopping worker looped on and
+    # the bot's close waited for it forever (a test hung with the loop idle).
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(event.wait(), timeout=max(0.01, seconds))
+        async with asyncio.timeout(max(0.01, seconds)):
+            await event.wait()
+
+
+async def stop_worker(task: asyncio.Task[None] | None) -> None:
+    """Cancel a worker's loop and wait until it has stopped. A step may swallow one
+    cancellation (a library's own wait_for, say), so cancel again until it is done."""
+    if task is None:
+        return
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.5)
+    if not task.cancelled() and task.exception() is not None:
+        log.error("A worker stopped with an error", exc_info=task.exception())

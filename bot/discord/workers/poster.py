@@ -43,7 +43,7 @@ from bot.discord import pacing
 from bot.discord.client import ALLOWED_MENTIONS, DuelBot
 from bot.discord.intake_buttons import MoveButton
 from bot.discord.workers.forum_posts import ForumPosts
-from bot.discord.workers.loops import guarded, sleep_until_woken
+from bot.discord.workers.loops import guarded, sleep_until_woken, stop_worker
 from bot.discord.workers.webhooks import (
     UNKNOWN_WEBHOOK,
     WEBHOOK_NAME,
@@ -155,9 +155,7 @@ class Poster(commands.Cog):
 
     async def cog_unload(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await stop_worker(task)
 
     # -- the loop -------------------------------------------------------------------------
 

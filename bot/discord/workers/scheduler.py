@@ -11,7 +11,7 @@ from datetime import timedelta
 from discord.ext import commands
 
 from bot.discord.client import DuelBot
-from bot.discord.workers.loops import guarded, sleep_until_woken
+from bot.discord.workers.loops import guarded, sleep_until_woken, stop_worker
 from bot.services.deadlines import parse_duration
 from bot.services.errors import DomainError, RoundNotOpen
 
@@ -44,9 +44,7 @@ class Scheduler(commands.Cog):
 
     async def cog_unload(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await stop_worker(task)
 
     async def _loop(self) -> None:
         wakeup = self.bot.scheduler_wakeup

@@ -7,14 +7,12 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.rules.base import (
-    MoveSpec,
-)
 from bot.rules.by_this_axe.tables import (
     FLEE,
     FLEE_FROM_ROUND,
 )
 from bot.rules.errors import InvalidChoice
+from bot.rules.terms import MoveSpec
 
 # -- allotments -----------------------------------------------------------------------------
 

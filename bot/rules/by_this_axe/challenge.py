@@ -5,10 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.rules.base import (
-    Fighter,
-    LogEvent,
-)
 from bot.rules.by_this_axe.tables import (
     C_CHALLENGE,
     C_FORCE,
@@ -17,6 +13,7 @@ from bot.rules.by_this_axe.tables import (
     _hit,
 )
 from bot.rules.dice import DiceSource, Roll
+from bot.rules.terms import Fighter, LogEvent
 
 # -- the challenge --------------------------------------------------------------------------
 

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bot.rules.by_this_axe.odds import RoundOdds
+from bot.rules.base import Ruleset
+from bot.rules.by_this_axe.odds import RoundOdds, round_odds
 from bot.rules.by_this_axe.sheet import Combatant, clean_sheet
 from bot.rules.by_this_axe.state import DuelState, forfeit_from_trick_takes, rules_in_force
 from bot.rules.by_this_axe.tables import CHARACTERS, RULESET_ID, TRICK_TAKES
 from bot.rules.command_line import OddsArguments, OddsFlag, OddsReport, Side
 from bot.rules.errors import InvalidRoundInput, RulesError
-
-if TYPE_CHECKING:
-    from bot.rules.by_this_axe.ruleset import ByThisAxe
 
 
 def _side_flags(side: str) -> tuple[OddsFlag, ...]:
@@ -116,11 +114,9 @@ def _fractions(dist: Mapping[Any, Fraction]) -> dict[str, str]:
 
 
 def odds_report(
-    ruleset: ByThisAxe, values: Mapping[str, Any], house_rules: Mapping[str, str]
+    ruleset: Ruleset, values: Mapping[str, Any], house_rules: Mapping[str, str]
 ) -> OddsReport:
     """`duelbot odds --ruleset by-this-axe`: one round, under the house rules given."""
-    from bot.rules.by_this_axe.ruleset import round_odds  # ruleset.py imports this module
-
     state = _state(values)
     choices: dict[Side, str] = {}
     sides: tuple[Side, Side] = ("a", "b")
@@ -149,7 +145,7 @@ def odds_report(
 
 
 def render_odds_text(
-    ruleset: ByThisAxe,
+    ruleset: Ruleset,
     state: DuelState,
     odds: RoundOdds,
     house_rules: Mapping[str, str] | None = None,

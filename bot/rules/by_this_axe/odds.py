@@ -1,4 +1,5 @@
-"""By This Axe exact odds by counting (binomials per class), for any pool."""
+"""By This Axe exact odds by counting (binomials per class), for any pool; ``round_odds``
+is one round's (`duelbot odds`, ``ByThisAxe.outcome_distribution``)."""
 
 from __future__ import annotations
 
@@ -13,15 +14,21 @@ from bot.rules.by_this_axe.allotments import (
     NOTHING,
     Allotment,
     check_allotment,
+    choice_to_allotment,
     parse_form,
 )
+from bot.rules.by_this_axe.choices import picks
 from bot.rules.by_this_axe.sheet import (
     Combatant,
 )
 from bot.rules.by_this_axe.state import (
     BEFORE_BLOWS,
+    VICTIM_CHOOSES,
+    DuelState,
     Forfeit,
+    Options,
     forfeit_dice,
+    rules_in_force,
 )
 from bot.rules.by_this_axe.tables import (
     A_FLEES,
@@ -36,6 +43,7 @@ from bot.rules.by_this_axe.tables import (
     OUTCOMES,
     TrickTakes,
 )
+from bot.rules.errors import InvalidRoundInput
 
 # -- exact counting -------------------------------------------------------------------------
 
@@ -216,4 +224,29 @@ class RoundOdds:
     outcomes: dict[str, Fraction]
 
 
-
+def round_odds(
+    state: DuelState, a_choice: str, b_choice: str, options: Options | None = None
+) -> RoundOdds:
+    """Exact unsaved hits on each side and the outcome distribution for one round, under
+    the house rules in force (``options`` over the state's). ``forfeit = victim-chooses``
+    has no exact odds (the split is the victim's decision): InvalidRoundInput."""
+    flight, forfeit = rules_in_force(state, options or Options())
+    if forfeit == VICTIM_CHOOSES:
+        raise InvalidRoundInput(
+            "forfeit = victim-chooses leaves the forfeited dice to the victim's decision, "
+            "so a round has no exact odds; use forfeit = parry-first or attack-first."
+        )
+    picked = picks(state, {"a": a_choice, "b": b_choice})
+    a_flees, b_flees = picked["a"] == FLEE, picked["b"] == FLEE
+    joint = round_joint(
+        state.a, state.b, choice_to_allotment(picked["a"]), choice_to_allotment(picked["b"]),
+        forfeit,
+    )
+    hits = hits_with_flight(joint, blows_reached(a_flees, b_flees, flight))
+    return RoundOdds(
+        a_allot=picked["a"] or "",
+        b_allot=picked["b"] or "",
+        on_a=_marginal(hits, 0),
+        on_b=_marginal(hits, 1),
+        outcomes=outcomes_from_joint(joint, state.a, state.b, a_flees, b_flees, flight),
+    )

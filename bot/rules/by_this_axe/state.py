@@ -6,13 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from bot.rules.base import (
-    SIDES,
-    DuelParam,
-    HouseRule,
-    LegacyParam,
-    Side,
-)
 from bot.rules.by_this_axe.allotments import (
     Allotment,
     _shown,
@@ -29,6 +22,8 @@ from bot.rules.by_this_axe.tables import (
     TrickTakes,
 )
 from bot.rules.errors import InvalidRoundInput
+from bot.rules.params import DuelParam, HouseRule, LegacyParam
+from bot.rules.terms import SIDES, Side
 
 # -- house rules (docs/rules/by-this-axe.md, "House rules") ------------------------------------
 

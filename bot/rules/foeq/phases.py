@@ -6,11 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.rules.base import (
-    RoundResult,
-    Side,
-    other_side,
-)
 from bot.rules.errors import InvalidRoundInput
 from bot.rules.foeq.state import (
     DISRUPTIVE_RULE,
@@ -38,6 +33,7 @@ from bot.rules.foeq.tables import (
     STYLE_LABELS,
     TRICK,
 )
+from bot.rules.terms import RoundResult, Side, other_side
 
 # -- helpers on a state ----------------------------------------------------------------
 

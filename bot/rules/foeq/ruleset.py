@@ -5,18 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.rules.base import (
-    SIDES,
-    DuelParam,
-    Fighter,
-    HouseRule,
-    MoveSpec,
-    RoundResult,
-    Ruleset,
-    SheetField,
-    Side,
-    Withholdable,
-)
+from bot.rules.base import Ruleset
 from bot.rules.dice import DiceSource
 from bot.rules.errors import InvalidChoice, InvalidRoundInput
 from bot.rules.foeq.parsing import (
@@ -55,9 +44,7 @@ from bot.rules.foeq.state import (
     Options,
     _side,
 )
-from bot.rules.foeq.step import (
-    _Step,
-)
+from bot.rules.foeq.step import play_step
 from bot.rules.foeq.tables import (
     CONSEQUENCE_LABELS,
     KEEP,
@@ -85,6 +72,8 @@ from bot.rules.foeq.tables import (
     STYLES,
     WEIRD,
 )
+from bot.rules.params import DuelParam, HouseRule
+from bot.rules.terms import SIDES, Fighter, MoveSpec, RoundResult, SheetField, Side, Withholdable
 
 #: The export's name for a side's withheld choice.
 _CHOICE_OF: dict[Side, Withholdable] = {"a": "choices.a", "b": "choices.b"}
@@ -517,21 +506,7 @@ class FoeqSpellDuel(Ruleset):
                     f"Side {side} has no choice to make in phase {state.phase}."
                 )
             canonical[side] = None if choice is None else self.parse_choice(choice, state, side)
-        step = _Step(state, dice, options)
-        actor = state.awaiting[0] if state.awaiting else "a"
-        if state.phase == SETUP:
-            step.setup(canonical)
-        elif state.phase == STARE_FIRST:
-            step.declare_first(actor, canonical[actor])
-        elif state.phase == STARE_SECOND:
-            step.declare_second(actor, canonical[actor])
-        elif state.phase == STARE_STYLE:
-            step.style_change(actor, canonical[actor])
-        elif state.phase == SHOT_TWIST:
-            step.twist(actor, canonical[actor])
-        elif state.phase == SCORE_CHOICE:
-            step.score_choice(actor, canonical[actor])
-        return step.finish(canonical)
+        return play_step(state, canonical, dice, options)
 
 
 FOEQ = FoeqSpellDuel()

@@ -6,11 +6,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.rules.base import (
-    SIDES,
-    HouseRule,
-    Side,
-)
 from bot.rules.errors import InvalidRoundInput, InvalidStats
 from bot.rules.foeq.sheet import (
     LEVELS,
@@ -27,6 +22,8 @@ from bot.rules.foeq.tables import (
     STYLES,
     MissingMovePolicy,
 )
+from bot.rules.params import HouseRule
+from bot.rules.terms import SIDES, Side
 
 # -- the duel state --------------------------------------------------------------------
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bot.rules.base import Ruleset
 from bot.rules.command_line import (
     OddsArguments,
     OddsFlag,
@@ -23,14 +24,13 @@ from bot.rules.command_line import (
 from bot.rules.errors import InvalidRoundInput, RulesError
 from bot.rules.rule_2_14.moves import (
     MISSING_MOVE_POLICIES,
+    MOVE_IDS,
+    OUTCOMES,
     RULESET_ID,
     allowed_moves_text,
     parse_move,
 )
 from bot.rules.rule_2_14.state import Duellist, DuelState, Options
-
-if TYPE_CHECKING:
-    from bot.rules.rule_2_14.ruleset import Rule214
 
 # -- the short round input ----------------------------------------------------------------
 
@@ -145,15 +145,32 @@ OUTCOME_ORDER: tuple[str, ...] = (
 OddsTable = Sequence[tuple[str, str, Mapping[str, Fraction]]]
 
 
+def odds_table(
+    ruleset: Ruleset, a: Duellist, b: Duellist, options: Options | None = None,
+    locked: bool = False,
+) -> list[tuple[str, str, dict[str, Fraction]]]:
+    """Exact outcome probabilities for all 25 move pairs (``Rule214.odds_table``)."""
+    state = DuelState(a=a, b=b, locked=locked)
+    table = []
+    for a_move in MOVE_IDS:
+        for b_move in MOVE_IDS:
+            dist = ruleset.outcome_distribution(
+                state, {"a": a_move, "b": b_move}, options or Options()
+            )
+            ordered = {o: dist[o] for o in OUTCOMES if dist.get(o, Fraction(0)) != 0}
+            table.append((a_move, b_move, ordered))
+    return table
+
+
 def odds_report(
-    ruleset: Rule214, values: Mapping[str, Any], house_rules: Mapping[str, str]
+    ruleset: Ruleset, values: Mapping[str, Any], house_rules: Mapping[str, str]
 ) -> OddsReport:
     """`duelbot odds` for rule 2.14 (it has no house rules: ``house_rules`` is empty)."""
     a = Duellist(values["a_name"], values["a_str"], values["a_agi"])
     b = Duellist(values["b_name"], values["b_str"], values["b_agi"])
     options = Options(locked_blocks_retreat=bool(values["locked_blocks_retreat"]))
     locked = bool(values["locked"])
-    table = ruleset.odds_table(a, b, options, locked=locked)
+    table = odds_table(ruleset, a, b, options, locked=locked)
     text = render_odds_text(
         table,
         a_str=a.strength,

@@ -6,10 +6,8 @@ import re
 import unicodedata
 from typing import Literal
 
-from bot.rules.base import (
-    MoveSpec,
-)
 from bot.rules.errors import InvalidChoice, InvalidStats
+from bot.rules.terms import MoveSpec
 
 RULESET_ID = "rule-2.14"
 

@@ -7,22 +7,11 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from bot.rules.base import (
-    SIDES,
-    DuelParam,
-    Fighter,
-    LogEvent,
-    MoveSpec,
-    OutcomeKind,
-    RoundResult,
-    Ruleset,
-    SheetField,
-    Side,
-    other_side,
-)
+from bot.rules.base import Ruleset
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import InvalidChoice, InvalidRoundInput
+from bot.rules.params import DuelParam
 from bot.rules.rule_2_14 import command_line
 from bot.rules.rule_2_14.moves import (
     ATTACKS,
@@ -33,7 +22,6 @@ from bot.rules.rule_2_14.moves import (
     LOCK_ATTEMPT,
     MOVE_IDS,
     MOVES,
-    OUTCOMES,
     RETREAT,
     RULESET_ID,
     SIDE_SWIPE,
@@ -47,6 +35,17 @@ from bot.rules.rule_2_14.state import (
     Duellist,
     DuelState,
     Options,
+)
+from bot.rules.terms import (
+    SIDES,
+    Fighter,
+    LogEvent,
+    MoveSpec,
+    OutcomeKind,
+    RoundResult,
+    SheetField,
+    Side,
+    other_side,
 )
 
 #: Rule 2.14's one per-duel setting: the duellists start locked in combat.
@@ -387,16 +386,7 @@ class Rule214(Ruleset):
         self, a: Duellist, b: Duellist, options: Options | None = None, locked: bool = False
     ) -> list[tuple[str, str, dict[str, Fraction]]]:
         """Exact outcome probabilities for all 25 move pairs."""
-        state = DuelState(a=a, b=b, locked=locked)
-        table = []
-        for a_move in MOVE_IDS:
-            for b_move in MOVE_IDS:
-                dist = self.outcome_distribution(
-                    state, {"a": a_move, "b": b_move}, options or Options()
-                )
-                ordered = {o: dist[o] for o in OUTCOMES if dist.get(o, Fraction(0)) != 0}
-                table.append((a_move, b_move, ordered))
-        return table
+        return command_line.odds_table(self, a, b, options, locked)
 
     # -- the command line (command_line.py) ---------------------------------------------
 

@@ -6,16 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.rules.base import (
-    SIDES,
-    Side,
-)
 from bot.rules.errors import InvalidRoundInput
 from bot.rules.rule_2_14.moves import (
     MISSING_MOVE_POLICIES,
     MissingMovePolicy,
     check_stat,
 )
+from bot.rules.terms import SIDES, Side
 
 
 @dataclass(frozen=True, slots=True)

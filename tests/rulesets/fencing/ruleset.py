@@ -12,21 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.rules.base import (
-    SIDES,
-    Fighter,
-    HouseRule,
-    LogEvent,
-    MoveSpec,
-    RoundResult,
-    Ruleset,
-    SheetField,
-    Side,
-    other_side,
-)
+from bot.rules.base import SIDES, Fighter, MoveSpec, RoundResult, Ruleset, Side
 from bot.rules.command_line import OddsArguments, OddsFlag, OddsReport
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats
+from bot.rules.params import HouseRule
+from bot.rules.terms import LogEvent, SheetField, other_side
 
 RULESET_ID = "fencing-bout"
 SKILL_MAX = 3

@@ -1,0 +1,415 @@
+"""One By This Axe round, resolved: the reveal, dirty tricks (and a round halted for the
+victim's forfeit choice), attacks, parries, counterattacks, armor saves, flight, and the
+result. ``resolve_round`` is ``ByThisAxe.resolve`` (ruleset.py); every roll comes from the
+round's DiceSource and every step is written to the log with its clause."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from bot.rules.by_this_axe.allotments import Allotment, choice_to_allotment
+from bot.rules.by_this_axe.choices import parse_forfeit, picks
+from bot.rules.by_this_axe.forfeits import after_split, parse_forfeit_id
+from bot.rules.by_this_axe.sheet import Combatant
+from bot.rules.by_this_axe.state import (
+    AFTER_BLOWS,
+    ATTACK_FIRST,
+    BEFORE_BLOWS,
+    PARRY_FIRST,
+    VICTIM_CHOOSES,
+    DuelState,
+    Flight,
+    Options,
+    PendingTrick,
+    forfeit_dice,
+    forfeit_splits,
+    rules_in_force,
+)
+from bot.rules.by_this_axe.tables import (
+    ARMOR_SAVE,
+    ATTACK,
+    BOTH_DEFEATED,
+    BOTH_FLEE,
+    C_ARMOR,
+    C_ATTACKS,
+    C_COUNTER,
+    C_FLIGHT,
+    C_FORFEIT,
+    C_FORFEIT_CHOICE,
+    C_MISSING,
+    C_PARRIES,
+    C_REVEAL,
+    C_ROUNDS,
+    C_TRICKS,
+    C_WOUNDS,
+    CONTINUE,
+    COUNTERATTACK,
+    DIRTY_TRICK,
+    FLEE,
+    FLEE_ROLL,
+    FORFEIT_CHOICE,
+    NO_SAVE,
+    PARRY,
+    RULESET_ID,
+    _hit,
+    _save_text,
+    _saves,
+    _trick_works,
+)
+from bot.rules.dice import DiceSource, Roll
+from bot.rules.errors import InvalidRoundInput
+from bot.rules.terms import SIDES, LogEvent, RoundResult, Side, other_side
+
+
+class _Round:
+    """Working memory of one resolution."""
+
+    def __init__(self, state: DuelState, picks: dict[Side, str | None], dice: DiceSource):
+        self.state = state
+        self.picks = picks
+        self.dice = dice
+        self.log: list[LogEvent] = []
+        self.rolls: list[Roll] = []
+        self.allot: dict[Side, Allotment] = {s: choice_to_allotment(picks[s]) for s in SIDES}
+
+    def name(self, side: Side) -> str:
+        return self.state.duellist(side).name or f"Duellist {side.upper()}"
+
+    def note(self, clause: str, text: str) -> None:
+        self.log.append(LogEvent(clause, text))
+
+    def roll(self, side: Side, purpose: str) -> int:
+        made = self.dice.roll(6, side=side, purpose=purpose)
+        self.rolls.append(made)
+        return made.value
+
+    def roll_many(self, side: Side, n: int, purpose: str) -> list[int]:
+        return [self.roll(side, purpose) for _ in range(n)]
+
+
+def _faces(values: list[int]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def _dice(n: int) -> str:
+    return f"{n} die" if n == 1 else f"{n} dice"
+
+
+def _hits(n: int, word: str = "hit") -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+
+def resolve_round(
+    state: DuelState,
+    choices: Mapping[Side, str | None],
+    dice: DiceSource,
+    options: Options | None = None,
+) -> RoundResult:
+    """One round; with ``forfeit = victim-chooses`` a round whose dirty trick works
+    halts (outcome ``forfeit_choice``) and the next call, with the victims' choices,
+    finishes it."""
+    options = options or Options()
+    if not isinstance(state, DuelState):
+        raise InvalidRoundInput("resolve needs a By This Axe duel state.")
+    if state.ended:
+        raise InvalidRoundInput("This duel has already ended; no more rounds resolve.")
+    flight, forfeit = rules_in_force(state, options)
+    # House rules given with the options at a close stay the duel's from then on.
+    state = replace(state, flight=flight, forfeit=forfeit)
+    if state.pending is not None:
+        return _resume(state, state.pending, choices, dice, flight)
+    rnd = _Round(state, picks(state, choices), dice)
+    rnd.note(C_ROUNDS, f"round {state.round_no}")
+    forfeiter = _missing(rnd, options)
+    if forfeiter is not None:
+        victor = other_side(forfeiter)
+        return _result(rnd, f"{victor}_wins", victor, state.a, state.b)
+    _reveal(rnd)
+    if flight == BEFORE_BLOWS:
+        fled = _flight(rnd, [], flight)
+        if fled:
+            return _conclude(rnd, {"a": state.a, "b": state.b}, [], fled)
+    tricked = [other_side(s) for s in _roll_tricks(rnd)]
+    if forfeit == VICTIM_CHOOSES:
+        victims = tuple(v for v in tricked if len(forfeit_splits(rnd.allot[v])) > 1)
+        if victims:
+            return _halt(rnd, tuple(tricked), victims)
+    for victim in tricked:
+        _forfeit(rnd, victim, forfeit_dice(rnd.allot[victim], forfeit), forfeit)
+    return _blows(rnd, flight)
+
+def _blows(rnd: _Round, flight: Flight) -> RoundResult:
+    """Attacks, parries, counterattacks, armor saves and (after the blows) flight."""
+    hits = {s: _roll_area(rnd, s, ATTACK) for s in SIDES}
+    parried = {s: _roll_area(rnd, s, PARRY) for s in SIDES}
+    landed = _landed(rnd, hits, parried)
+    _counterattacks(rnd, hits, parried, landed)
+    after = {s: _armor(rnd, s, landed[s]) for s in SIDES}
+    defeated = [s for s in SIDES if after[s].defeated]
+    fled = _flight(rnd, defeated, flight) if flight == AFTER_BLOWS else []
+    return _conclude(rnd, after, defeated, fled)
+
+def _conclude(
+    rnd: _Round,
+    after: Mapping[Side, Combatant],
+    defeated: list[Side],
+    fled: list[Side],
+) -> RoundResult:
+    state = rnd.state
+    winner: Side | None = None
+    if len(defeated) == 2:
+        outcome = BOTH_DEFEATED
+        rnd.note(C_ROUNDS, "both characters are defeated: the duel ends with no winner")
+    elif defeated:
+        winner = other_side(defeated[0])
+        outcome = f"{winner}_wins"
+        rnd.note(C_ROUNDS, f"{rnd.name(defeated[0])} is defeated: "
+                 f"{rnd.name(winner)} wins the duel")
+    elif len(fled) == 2:
+        outcome = BOTH_FLEE
+        rnd.note(C_ROUNDS, "both characters run away: the duel ends with no winner")
+    elif fled:
+        outcome = f"{fled[0]}_flees"
+        rnd.note(C_ROUNDS, f"{rnd.name(fled[0])} runs away: the duel ends with no winner")
+    else:
+        outcome = CONTINUE
+        rnd.note(C_ROUNDS, "nobody is defeated and nobody ran away: the duel goes on to "
+                 f"round {state.round_no + 1}")
+    return _result(rnd, outcome, winner, after["a"], after["b"])
+
+def _halt(
+    rnd: _Round, tricked: tuple[Side, ...], victims: tuple[Side, ...]
+) -> RoundResult:
+    """Stop after the dirty tricks: the victims choose their forfeited dice next."""
+    who = " and ".join(rnd.name(v) for v in victims)
+    rnd.note(C_FORFEIT_CHOICE, f"{who} must choose which dice to forfeit (house rule "
+             "forfeit = victim-chooses); the round goes on once they have chosen")
+    pending = PendingTrick(dict(rnd.picks), tricked, victims)
+    new_state = replace(rnd.state, pending=pending, outcome=FORFEIT_CHOICE)
+    return RoundResult(
+        ruleset=RULESET_ID,
+        outcome=FORFEIT_CHOICE,
+        winner=None,
+        ended=False,
+        locked=False,
+        choices=dict(rnd.picks),
+        rolls=tuple(rnd.rolls),
+        log=tuple(rnd.log),
+        state=new_state,
+    )
+
+def _resume(
+    state: DuelState,
+    pending: PendingTrick,
+    choices: Mapping[Side, str | None],
+    dice: DiceSource,
+    flight: Flight,
+) -> RoundResult:
+    """The second step of a halted round: the victims' choices, then the blows."""
+    picked: dict[Side, str | None] = {}
+    for side in SIDES:
+        choice = choices.get(side)
+        if choice is not None and side not in pending.victims:
+            raise InvalidRoundInput(
+                f"Side {side} has no choice to make: the round waits for the forfeit "
+                "choice of " + " and ".join(pending.victims) + "."
+            )
+        picked[side] = None if choice is None else parse_forfeit(choice, state, side)
+    rnd = _Round(replace(state, pending=None), dict(pending.picks), dice)
+    rnd.note(C_ROUNDS, f"round {state.round_no} goes on: the forfeited dice")
+    for victim in pending.tricked:
+        allot = rnd.allot[victim]
+        splits = forfeit_splits(allot)
+        if victim not in pending.victims:
+            _forfeit(rnd, victim, after_split(allot, splits[0]), VICTIM_CHOOSES)
+            continue
+        choice = picked[victim]
+        if choice is None:
+            rnd.note(C_FORFEIT_CHOICE, f"{rnd.name(victim)} chose nothing by the close: "
+                     "the dice are taken parry first, then attack")
+            _forfeit(rnd, victim, forfeit_dice(allot, PARRY_FIRST), PARRY_FIRST)
+            continue
+        _forfeit(rnd, victim, after_split(allot, parse_forfeit_id(choice)),
+                      VICTIM_CHOOSES)
+    result = _blows(rnd, flight)
+    return replace(result, choices=picked)
+
+def _result(
+    rnd: _Round, outcome: str, winner: Side | None, a: Combatant, b: Combatant
+) -> RoundResult:
+    ended = outcome != CONTINUE
+    new_state = replace(
+        rnd.state,
+        a=a,
+        b=b,
+        round_no=rnd.state.round_no + (0 if ended else 1),
+        ended=ended,
+        winner=winner,
+        outcome=outcome,
+    )
+    return RoundResult(
+        ruleset=RULESET_ID,
+        outcome=outcome,
+        winner=winner,
+        ended=ended,
+        locked=False,
+        choices=dict(rnd.picks),
+        rolls=tuple(rnd.rolls),
+        log=tuple(rnd.log),
+        state=new_state,
+    )
+
+def _missing(rnd: _Round, options: Options) -> Side | None:
+    missing = [s for s in SIDES if rnd.picks[s] is None]
+    for side in missing:
+        rnd.note(C_MISSING, f"{rnd.name(side)} sent no allotment by the close: no dice in "
+                 "attack, parry or dirty tricks this round")
+    if options.missing_move == "forfeit" and len(missing) == 1:
+        rnd.note(C_FORFEIT, f"{rnd.name(missing[0])} forfeits; "
+                 f"{rnd.name(other_side(missing[0]))} wins the duel")
+        return missing[0]
+    if options.missing_move == "forfeit" and len(missing) == 2:
+        rnd.note(C_FORFEIT, "neither duellist sent an allotment; nobody forfeits")
+    return None
+
+def _reveal(rnd: _Round) -> None:
+    for side in SIDES:
+        pick = rnd.picks[side]
+        if pick == FLEE:
+            text = (f"{rnd.name(side)} attempts to flee (no attack, no parry, no dirty "
+                    "tricks this round)")
+        elif pick is None:
+            text = f"{rnd.name(side)} has no dice in play"
+        else:
+            text = f"{rnd.name(side)} reveals {rnd.allot[side].label}"
+        rnd.note(C_REVEAL, text)
+
+def _roll_tricks(rnd: _Round) -> list[Side]:
+    """Each trick die (A, then B); the sides whose trick worked."""
+    worked: list[Side] = []
+    for side in SIDES:
+        if rnd.allot[side].tricks == 0:
+            continue
+        value = rnd.roll(side, DIRTY_TRICK)
+        if _trick_works(value):
+            worked.append(side)
+            rnd.note(C_TRICKS, f"{rnd.name(side)} rolls {value}: the dirty trick works "
+                     f"(1-2), {rnd.name(other_side(side))} forfeits two dice")
+        else:
+            rnd.note(C_TRICKS, f"{rnd.name(side)} rolls {value}: no effect (3-6)")
+    return worked
+
+def _forfeit(rnd: _Round, victim: Side, after: Allotment, how: str) -> None:
+    before = rnd.allot[victim]
+    rnd.allot[victim] = after
+    reason = {
+        PARRY_FIRST: "parry first, then attack",
+        ATTACK_FIRST: "attack first, then parry",
+        VICTIM_CHOOSES: f"chosen by {rnd.name(victim)}",
+    }[how]
+    rnd.note(
+        C_TRICKS,
+        f"{rnd.name(victim)} forfeits {before.attack - after.attack} attack and "
+        f"{before.parry - after.parry} parry dice for the round ({reason}): "
+        f"Attack {after.attack}, Parry {after.parry}",
+    )
+
+def _roll_area(rnd: _Round, side: Side, purpose: str) -> int:
+    n = rnd.allot[side].attack if purpose == ATTACK else rnd.allot[side].parry
+    clause = C_ATTACKS if purpose == ATTACK else C_PARRIES
+    word = "hit" if purpose == ATTACK else "parry success"
+    if n == 0:
+        rnd.note(clause, f"{rnd.name(side)} has no {purpose} dice")
+        return 0
+    values = rnd.roll_many(side, n, purpose)
+    count = sum(1 for v in values if _hit(v))
+    plural = f"{count} {word}" if count == 1 else (
+        f"{count} hits" if purpose == ATTACK else f"{count} parry successes")
+    rnd.note(clause, f"{rnd.name(side)} rolls {_dice(n)} ({_faces(values)}): {plural} "
+             "(1-3)")
+    return count
+
+def _landed(
+    rnd: _Round, hits: dict[Side, int], parried: dict[Side, int]
+) -> dict[Side, int]:
+    landed: dict[Side, int] = {}
+    for side in SIDES:
+        incoming = hits[other_side(side)]
+        negated = min(incoming, parried[side])
+        landed[side] = incoming - negated
+        if incoming:
+            verb = "lands" if landed[side] == 1 else "land"
+            rnd.note(C_PARRIES, f"{rnd.name(side)} negates {negated} of "
+                     f"{rnd.name(other_side(side))}'s {_hits(incoming)}: "
+                     f"{landed[side]} {verb} on {rnd.name(side)}")
+    return landed
+
+def _counterattacks(
+    rnd: _Round,
+    hits: dict[Side, int],
+    parried: dict[Side, int],
+    landed: dict[Side, int],
+) -> None:
+    for side in SIDES:
+        incoming = hits[other_side(side)]
+        if parried[side] <= incoming:
+            continue
+        value = rnd.roll(side, COUNTERATTACK)
+        target = other_side(side)
+        lead = (f"{rnd.name(side)} has more parry successes ({parried[side]}) than "
+                f"incoming hits ({incoming}) and rolls a counterattack die: {value}")
+        if _hit(value):
+            landed[target] += 1
+            rnd.note(C_COUNTER, f"{lead}, a hit on {rnd.name(target)} that cannot "
+                     "be parried")
+        else:
+            rnd.note(C_COUNTER, f"{lead}, no hit")
+
+def _armor(rnd: _Round, side: Side, landed: int) -> Combatant:
+    me = rnd.state.duellist(side)
+    if landed == 0:
+        return me
+    save = me.armor_save
+    if save == NO_SAVE:
+        unsaved = landed
+        rnd.note(C_ARMOR, f"{rnd.name(side)} has no armor save: {_hits(landed)} unsaved")
+    else:
+        values = rnd.roll_many(side, landed, ARMOR_SAVE)
+        saved = sum(1 for v in values if _saves(v, save))
+        unsaved = landed - saved
+        rnd.note(
+            C_ARMOR,
+            f"{rnd.name(side)} saves on {_save_text(save)} (Heroic +1 ignored), rolls "
+            f"{_faces(values)}: {saved} saved, {unsaved} unsaved",
+        )
+    after = replace(me, wounds_taken=me.wounds_taken + unsaved)
+    if unsaved:
+        state = "defeated" if after.defeated else "still standing"
+        rnd.note(C_WOUNDS, f"{rnd.name(side)} takes {_hits(unsaved, 'wound')} "
+                 f"({after.wounds_taken} of {after.wounds}): {state}")
+    return after
+
+def _flight(rnd: _Round, defeated: list[Side], flight: Flight) -> list[Side]:
+    when = ("before the blows" if flight == BEFORE_BLOWS else "after the blows")
+    fled: list[Side] = []
+    for side in SIDES:
+        if rnd.picks[side] != FLEE:
+            continue
+        rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls to flee {when} (house rule flight = "
+                 f"{flight})")
+        if side in defeated:
+            rnd.note(C_FLIGHT, f"{rnd.name(side)} is defeated before getting away: "
+                     "no flee roll")
+            continue
+        value = rnd.roll(side, FLEE_ROLL)
+        if _hit(value):
+            fled.append(side)
+            rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls {value}: flees the duel (1-3)")
+        else:
+            stays = (": he stays, and the blows fall on him" if flight == BEFORE_BLOWS
+                     else "")
+            rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls {value}: fails to flee (4-6)"
+                     f"{stays}")
+    return fled
