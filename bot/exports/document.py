@@ -5,7 +5,7 @@ anyone can re-check with `duelbot verify`. Pure: built from the export read mode
 The document is typed (``DuelDocument``, msgspec Structs, issue 25): each round's result is
 the published round as the close stored it (bot/services/published.py), and the JSON is the
 codec's output (``duel_document``, ``document_json``). docs/export-format.md publishes its
-JSON Schema (``document_schema``); tests/exports/test_export_schema.py keeps the two equal.
+JSON Schema (``document_schema``); tests/cli/test_export_schema.py keeps the two equal.
 `/duel export format:json` and `duelbot export --format json` both print ``document_json``.
 """
 

@@ -4,8 +4,8 @@ the rules in force, how each move came in and the labels; it is stored (``rounds
 carried by the round-result outbox message, put in the export document as it is, and every
 renderer reads its typed fields.
 
-Its codec is msgspec (docs/decisions.md, "The published round"): ``to_builtins`` gives the
-JSON object that is stored and exported, :func:`read_published` reads one back. What is common
+Its codec is msgspec (docs/decisions.md, "The published round"): ``to_json`` gives the JSON
+object that is stored and exported, :func:`read_published` reads one back. What is common
 to every ruleset is typed; the ruleset's own part (the duel state after the round) stays a
 JSON object that only the ruleset interprets: each duellist's name is taken out of it once,
 at the close; their summary is the ruleset's reading of it (``summary``).
