@@ -151,6 +151,26 @@ OutboxListener = Callable[[], None]
 
 
 @dataclass
+class Work:
+    """One transaction on a Core connection (``Database.connection_transaction``)."""
+
+    connection: AsyncConnection
+    joined: AsyncSession | None = None
+
+    def session(self) -> AsyncSession:
+        """An ORM session in this transaction (made at first use), inside a SAVEPOINT: its
+        commit releases the savepoint and its close rolls back only what it did; the
+        transaction itself is committed or rolled back by ``connection_transaction``."""
+        if self.joined is None:
+            self.joined = AsyncSession(
+                bind=self.connection,
+                expire_on_commit=False,
+                join_transaction_mode="create_savepoint",
+            )
+        return self.joined
+
+
+@dataclass
 class Database:
     """The engine plus a sessionmaker; services open one transaction per public method.
 
@@ -194,12 +214,23 @@ class Database:
             self._outbox_written()
 
     @asynccontextmanager
-    async def core_transaction(self) -> AsyncIterator[AsyncConnection]:
-        """A transaction on a Core connection, for hot paths that write with Core statements
-        only (no ORM session, and so no outbox rows: those go through ``transaction``).
-        Committed when the block ends; errors as ``transaction``'s."""
+    async def connection_transaction(self) -> AsyncIterator[Work]:
+        """A transaction on a Core connection, for a use case that mostly runs Core
+        statements (a move): no ORM session unless the work asks for one
+        (``Work.session``, joined to the same transaction, e.g. to close the round the move
+        completed). Committed when the block ends; the poster is woken as by
+        ``transaction``; errors as ``transaction``'s."""
         async with _unavailable_when_unreachable(), self.engine.begin() as conn:
-            yield conn
+            work = Work(conn)
+            try:
+                yield work
+                if work.joined is not None:  # releases its savepoint: the outer one commits
+                    await work.joined.commit()
+            finally:
+                if work.joined is not None:
+                    await work.joined.close()  # the connection's transaction stays ours
+        if work.joined is not None and work.joined.info.pop(OUTBOX_WRITTEN, False):
+            self._outbox_written()
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -31,25 +31,6 @@ async def duel(session: AsyncSession, duel_id: int) -> Duel | None:
     return await session.get(Duel, duel_id)
 
 
-async def duel_and_open_round_for_update(
-    session: AsyncSession, duel_id: int
-) -> tuple[Duel, Round] | None:
-    """The duel and its open round, both row-locked, in one statement: the hot path of a
-    move. None when there is no open round now; the caller then looks again step by step.
-    (On PostgreSQL a locked row that changed while we waited is re-checked against the
-    WHERE clause, so a round closed meanwhile is not returned as open. Rows of other tables
-    are not re-read, which is why a move's current submission is read by a later statement.)"""
-    stmt = (
-        select(Duel, Round)
-        .join(Round, and_(Round.duel_id == Duel.id, Round.status == "open"))
-        .where(Duel.id == duel_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    row = (await session.execute(stmt)).first()
-    return None if row is None else (row[0], row[1])
-
-
 async def open_round(session: AsyncSession, duel_id: int, *, lock: bool = False) -> Round | None:
     stmt = select(Round).where(Round.duel_id == duel_id, Round.status == "open")
     if lock:
@@ -67,12 +48,6 @@ async def current_submissions(session: AsyncSession, round_id: int) -> dict[str,
         Submission.round_id == round_id, Submission.superseded_at.is_(None)
     )
     return {s.side: s for s in (await session.execute(stmt)).scalars()}
-
-
-async def submission_count(session: AsyncSession, round_id: int, side: str) -> int:
-    """Every move this side stored in this round, superseded ones included."""
-    stmt = select(func.count()).where(Submission.round_id == round_id, Submission.side == side)
-    return int((await session.execute(stmt)).scalar_one())
 
 
 async def submitted_sides(session: AsyncSession, round_ids: Sequence[int]) -> dict[int, set[str]]:
@@ -273,10 +248,11 @@ async def standing_choices(
     return found
 
 
-# -- the move hot path (issue 14): Core statements on the transaction's connection, rows
-# instead of ORM objects. Same SQL and the same locks as the ORM reads above.
+# -- a move (issue 25: the one place of its SQL, for every backend and every entry). Core
+# statements built once, run on the transaction's connection: rows instead of ORM objects
+# (building a statement and its cache key cost more than running it).
 
-_MOVE_TARGET_COLUMNS = (
+_DUEL_COLUMNS = (
     Duel.id,
     Duel.guild_id,
     Duel.a_user_id,
@@ -285,11 +261,16 @@ _MOVE_TARGET_COLUMNS = (
     Duel.state,
     Duel.options,
     Duel.status,
+)
+_MOVE_TARGET_COLUMNS = (
+    *_DUEL_COLUMNS,
     Round.id.label("round_id"),
     Round.number.label("round_number"),
     Round.deadline.label("round_deadline"),
 )
-# Built once: constructing a statement and its cache key cost more than running it.
+# The duel and its open round, both row-locked (on PostgreSQL a locked row that changed
+# while the move waited is re-checked against the WHERE clause, so a round closed meanwhile
+# is not returned as open).
 _TARGET_BY_DUEL = (
     select(*_MOVE_TARGET_COLUMNS)
     .join(Round, and_(Round.duel_id == Duel.id, Round.status == "open"))
@@ -307,14 +288,20 @@ _TARGETS_OF_USER = (
     .order_by(Duel.id)
     .with_for_update()
 )
-# The side's moves in the round: how many were stored (superseded ones included: the change
-# cap counts them) and the current one (at most one is not superseded), in one statement.
+_DUEL_BY_ID = select(*_DUEL_COLUMNS).where(Duel.id == bindparam("duel_id")).with_for_update()
+# Each side's moves in the round: how many were stored (superseded ones included: the
+# change cap counts them) and the current one (at most one is not superseded).
 _CURRENT = Submission.superseded_at.is_(None)
-_SIDE_MOVES = select(
-    func.count(),
-    func.max(case((_CURRENT, Submission.id))),
-    func.max(case((_CURRENT, Submission.move))),
-).where(Submission.round_id == bindparam("round_id"), Submission.side == bindparam("side"))
+_ROUND_MOVES = (
+    select(
+        Submission.side,
+        func.count(),
+        func.max(case((_CURRENT, Submission.id))),
+        func.max(case((_CURRENT, Submission.move))),
+    )
+    .where(Submission.round_id == bindparam("round_id"))
+    .group_by(Submission.side)
+)
 _SUPERSEDE = (
     update(Submission)
     .where(Submission.id == bindparam("submission_id"))
@@ -326,20 +313,26 @@ _STORE = insert(Submission)
 async def move_targets(
     conn: AsyncConnection, *, duel_id: int | None = None, user_id: int | None = None
 ) -> Sequence[Row[Any]]:
-    """The duel and its open round, row-locked, as ``duel_and_open_round_for_update``
-    (``duel_id``) or ``open_rounds_of_user(lock=True)`` (``user_id``: the user's live duels
-    with an open round, by duel id) read them: one row each."""
+    """The duel and its open round, row-locked: ``duel_id``'s (at most one row), or
+    ``user_id``'s live duels with an open round, by duel id (a DM that names no duel)."""
     if duel_id is not None:
         return (await conn.execute(_TARGET_BY_DUEL, {"duel_id": duel_id})).all()
     return (await conn.execute(_TARGETS_OF_USER, {"user_id": user_id})).all()
 
 
-async def side_moves(
-    conn: AsyncConnection, round_id: int, side: str
-) -> tuple[int, int | None, str | None]:
-    """(moves stored, id of the current one, its move) for the side in the round."""
-    row = (await conn.execute(_SIDE_MOVES, {"round_id": round_id, "side": side})).one()
-    return int(row[0]), row[1], row[2]
+async def move_duel(conn: AsyncConnection, duel_id: int) -> Row[Any] | None:
+    """The duel alone, row-locked: for a move whose duel has no open round (the refusal
+    says why)."""
+    return (await conn.execute(_DUEL_BY_ID, {"duel_id": duel_id})).first()
+
+
+async def round_moves(
+    conn: AsyncConnection, round_id: int
+) -> dict[str, tuple[int, int | None, str | None]]:
+    """Per side that stored a move in the round: (moves stored, id of the current one, its
+    move)."""
+    rows = await conn.execute(_ROUND_MOVES, {"round_id": round_id})
+    return {side: (int(count), current_id, move) for side, count, current_id, move in rows}
 
 
 async def store_move(

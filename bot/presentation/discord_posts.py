@@ -328,30 +328,24 @@ def duel_end(message: DuelEnd) -> tuple[str | None, list[discord.Embed]]:
     return _mentions(message.a, message.b), [embed]
 
 
-_CHALLENGE_TITLES = {
-    "accepted": "accepted: the duel is fought",
-    "forced": "refused, but the duel is forced",
-    "refused": "refused",
-}
-
-
 def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
-    """A By This Axe challenge settled: accepted, forced (d6 1-3) or refused."""
+    """A pre-duel challenge settled, in its ruleset's words: the headline as the title, the
+    outcome sentence, each penalty in bold, the log, the duel it started, the roll."""
     challenger, challenged = safe(message.challenger.name), safe(message.challenged.name)
-    lines = [safe(line, 300) for line in message.log]
-    if message.leadership_lost:
-        lines.append(f"**{challenged} loses his leadership for this turn.**")
+    title = safe(message.headline, 200) if message.headline else f"{challenger} and {challenged}"
+    lines = [f"{safe(message.sentence or message.outcome, 300)}."]
+    lines.extend(f"**{safe(sentence, 300)}.**" for sentence in message.penalties)
+    lines.extend(safe(line, 300) for line in message.log)
     if message.duel_id is not None:
         lines.append(f"Duel #{message.duel_id} begins: a commander opens round 1.")
-    roll = message.force_roll
+    roll = message.revealed_roll
     if roll is not None:
         lines.append(
-            f"Force roll `{safe(roll.label, 60)}`: d6 = {roll.value}; seed "
-            f"`{message.seed}` (commitment `{message.commitment}`)."
+            f"Roll `{safe(roll.label, 60)}`: d{safe(roll.sides, 6)} = {safe(roll.value, 6)}; "
+            f"seed `{message.seed}` (commitment `{message.commitment}`)."
         )
-    title = _CHALLENGE_TITLES.get(message.outcome, message.outcome)
     embed = discord.Embed(
-        title=f"{challenger} challenges {challenged}: {title}"[:256],
+        title=title[:256],
         description="\n".join(lines)[:4000],
         colour=COLOUR_INFO,
     )

@@ -17,6 +17,7 @@ from bot.presentation.views import history_view
 from bot.presentation.words import undone_note
 from bot.rules import registry
 from bot.services.views import (
+    ChallengeOutcome,
     DuelHistory,
     DuelOdds,
     DuelView,
@@ -318,3 +319,15 @@ def odds_text(odds: DuelOdds) -> str:
         )
         lines.append(f"{safe(a_label, 40)} vs {safe(b_label, 40)}: {cells}")
     return "\n".join(lines)
+
+
+def challenge_reply(outcome: ChallengeOutcome) -> str:
+    """The commander's answer to /duel challenge, in the ruleset's words: the outcome
+    sentence, each penalty, the duel it started."""
+    text = " ".join(f"{safe(s, 300)}." for s in (outcome.sentence, *outcome.penalties))
+    if outcome.duel is not None:
+        text += (
+            f" Duel #{outcome.duel.id} started: open round 1 with "
+            f"`/round open duel:{outcome.duel.id}`."
+        )
+    return text

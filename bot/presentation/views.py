@@ -23,8 +23,8 @@ from bot.presentation.words import (
     house_rules_text,
     outcome_text,
     purpose_label,
+    ruleset_or_none,
 )
-from bot.rules.base import SIDES
 from bot.services.messages import (
     DuelEnd,
     DuelStart,
@@ -112,25 +112,26 @@ def round_result_view(
     round_no: int | None = None,
     user_ids: Mapping[str, int | None] | None = None,
 ) -> RoundResultView:
-    """A published round as one view: its typed fields, as the close made them (names,
-    labels, summaries), never worked out again (bot/services/published.py)."""
-    fighters = [
-        FighterLine(
-            side=side,
-            name=result.names.of(side),
-            user_id=(user_ids or {}).get(side),
-            summary=result.summary(side),
-            move=result.labels.of(side),
-        )
-        for side in SIDES
-    ]
+    """A published round as one view: its typed fields as the close made them (names,
+    labels), never worked out again (bot/services/published.py); each duellist's summary is
+    their ruleset's reading of the state after the round. Fields are read, not asked for:
+    building the view calls into no other layer but the ruleset (tests/discord/
+    test_move_trace.py counts the crossings)."""
+    rules = ruleset_or_none(result.ruleset)
+    ids = user_ids or {}
+    names, labels, state = result.names, result.labels, result.state
+
+    def fighter(side: str, name: str, move: str) -> FighterLine:
+        summary = rules.fighter_summary(state[side]) if rules is not None else ()
+        return FighterLine(side, name, ids.get(side), tuple(summary), move)
+
     recorded = result.options.house_rules
     return RoundResultView(
         ruleset=result.ruleset,
         duel_id=duel_id,
         round_no=round_no,
-        a=fighters[0],
-        b=fighters[1],
+        a=fighter("a", names.a, labels.a),
+        b=fighter("b", names.b, labels.b),
         outcome=result.outcome,
         rolls=tuple(
             RollLine(
@@ -144,7 +145,7 @@ def round_result_view(
         ),
         log=result.log,
         house_rules=house_rules_text(result.ruleset, recorded) if recorded else None,
-        winner=result.winner_name,
+        winner=None if result.winner is None else (names.a if result.winner == "a" else names.b),
         locked=result.locked,
         seed=seed,
         commitment=commitment,

@@ -17,6 +17,7 @@ from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
 from bot.rules.errors import UnknownRuleset
 from bot.rules.foeq.ruleset import FOEQ
 from bot.rules.rule_2_14.ruleset import RULE_2_14
+from bot.rules.terms import PreDuel
 
 #: The rulesets the bot ships with, in the order they are offered.
 BUILTIN: tuple[Ruleset, ...] = (RULE_2_14, BY_THIS_AXE, FOEQ)
@@ -61,3 +62,13 @@ def ids() -> tuple[str, ...]:
 
 def all_rulesets() -> tuple[Ruleset, ...]:
     return tuple(_REGISTRY[key] for key in ids())
+
+
+def with_pre_duel_step(step_id: str) -> tuple[Ruleset, ...]:
+    """The registered rulesets that declare the pre-duel step ``step_id`` (the ``PreDuel``
+    capability), in ``all_rulesets()`` order: who can settle ``/duel challenge``."""
+    return tuple(
+        rules
+        for rules in all_rulesets()
+        if isinstance(rules, PreDuel) and any(s.id == step_id for s in rules.pre_duel_steps())
+    )

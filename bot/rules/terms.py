@@ -1,15 +1,18 @@
 """The terms of the ruleset contract: the plain, frozen data every ruleset and every layer
 speaks (a side, a fighter, a legal move, a log line, a round's result, a sheet field, a step
-before round 1). The ``Ruleset`` class itself is in bot/rules/base.py, house rules and
+before round 1 with its inputs, outcome and penalties), and the ``PreDuel`` capability those
+steps belong to. The ``Ruleset`` class itself is in bot/rules/base.py, house rules and
 per-duel settings in bot/rules/params.py."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from bot.rules.dice import Roll
+from bot.rules.dice import DiceSource, Roll
+from bot.rules.errors import RulesError
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
@@ -96,11 +99,127 @@ class SheetField:
     default: Any = None
 
 
+#: The kinds of value a pre-duel step's input takes: yes/no, one of its ``choices``, or a
+#: whole number (within ``minimum``/``maximum`` when given).
+PreDuelInputKind = Literal["bool", "choice", "int"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreDuelInput:
+    """One input the commander gives a pre-duel step (By This Axe's challenge: ``accepted``,
+    ``contact``). ``key`` is also the slash command's option name (lower case, at most 32
+    characters); ``label`` names it in sentences and errors; ``help`` is the option's
+    description (at most 100 characters). An input that is not ``required`` takes
+    ``default`` when not given."""
+
+    key: str
+    kind: PreDuelInputKind
+    label: str
+    help: str
+    required: bool = False
+    default: bool | int | str | None = None
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class PreDuelStep:
     """Something that happens before round 1 (the By This Axe challenge): ``id`` names it
-    for ``Ruleset.run_pre_duel_step``; ``help`` says what the step decides."""
+    for ``Ruleset.run_pre_duel_step`` (``/duel challenge`` settles the steps whose id is
+    ``challenge``). Its words: ``title`` (a noun: "Challenge"), ``headline`` (a sentence
+    template over ``{a}``, who starts the step, and ``{b}``: "{a} challenges {b}"),
+    ``summary`` (a few words on what may come of it, for the command's description) and
+    ``help`` (what the step decides, for help and docs). ``inputs``: what the commander
+    gives it."""
 
     id: str
     title: str
     help: str
+    headline: str = "{a} and {b}"
+    summary: str = ""
+    inputs: tuple[PreDuelInput, ...] = ()
+
+    def headline_for(self, a: str, b: str) -> str:
+        return self.headline.format(a=a, b=b)
+
+
+@dataclass(frozen=True, slots=True)
+class Penalty:
+    """What a pre-duel step costs one side beyond the step (By This Axe: a leader's first
+    refusal costs his leadership for the turn). The services remember it in that member's
+    profile sheets under the ruleset (``<ruleset id>:<key>``) and tell the step which keys
+    are on record the next time (``run_pre_duel_step(..., remembered=...)``). ``sentence``
+    is plain words for posts."""
+
+    key: str
+    side: Side
+    sentence: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "side": self.side, "sentence": self.sentence}
+
+
+@dataclass(frozen=True, slots=True)
+class PreDuelOutcome:
+    """What a pre-duel step settled. ``outcome``: the ruleset's code (stored, never shown);
+    ``sentence``: the same in plain words ("Bob refuses the challenge: no duel");
+    ``fought``: a duel between the two starts now; ``penalties``: what it cost a side;
+    ``roll``: the die the step rolled, if any (fair dice, revealed with their seed); ``log``:
+    each clause applied."""
+
+    outcome: str
+    sentence: str
+    fought: bool
+    penalties: tuple[Penalty, ...] = ()
+    roll: Roll | None = None
+    log: tuple[LogEvent, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "sentence": self.sentence,
+            "fought": self.fought,
+            "penalties": [p.to_dict() for p in self.penalties],
+            "roll": None if self.roll is None else self.roll.to_dict(),
+            "log": [str(e) for e in self.log],
+        }
+
+
+#: ``remembered`` when no penalty is on record for either side.
+NOTHING_REMEMBERED: Mapping[Side, frozenset[str]] = MappingProxyType({})
+
+
+@runtime_checkable
+class PreDuel(Protocol):
+    """The pre-duel capability (docs/ruleset-contract.md): a ruleset whose duels may begin
+    with a step before round 1. ``remembered``: per side, the keys of the penalties this
+    ruleset's steps cost that member before (stored by the services)."""
+
+    def pre_duel_steps(self) -> tuple[PreDuelStep, ...]: ...
+
+    def run_pre_duel_step(
+        self,
+        step_id: str,
+        a: Fighter,
+        b: Fighter,
+        inputs: Mapping[str, Any],
+        dice: DiceSource,
+        *,
+        remembered: Mapping[Side, frozenset[str]] = NOTHING_REMEMBERED,
+    ) -> PreDuelOutcome: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceCheck:
+    """What the rules say of a move typed or clicked by ``side`` (Ruleset.check_choice):
+    the sides awaited now, whether this step closes as soon as they have chosen, and the
+    move's canonical id and label, or why it is not a move (``error``). The services decide
+    what to refuse first (bot/services/acceptance.py)."""
+
+    awaiting: tuple[Side, ...]
+    advances_at_once: bool
+    move_id: str | None
+    label: str | None
+    error: RulesError | None
+    current_label: str | None  # the label of the side's stored move, if it has one

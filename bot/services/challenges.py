@@ -1,39 +1,68 @@
-"""The pre-duel challenge of the ruleset that declares one (its docs are under docs/rules/):
-settled by the ruleset, remembered in the challenged member's profile sheets, and a duel
-started in the same transaction when one is fought. This module names no ruleset: it asks
-the registry which ruleset has a challenge step."""
+"""A pre-duel challenge, for any ruleset that declares the step (the ``PreDuel``
+capability; each ruleset's docs are under docs/rules/): the step's inputs validated as it
+declares them, settled by the ruleset with fair dice, its penalties remembered in the
+penalised member's profile sheets under the ruleset, and a duel started in the same
+transaction when one is fought. This module names no ruleset and none of a ruleset's
+concepts: the step's words, inputs, outcome sentence and penalties are the ruleset's."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from bot.db import queries
+from bot.db.models import DuellistProfile
 from bot.rules import registry
-from bot.rules.base import Fighter, Ruleset
+from bot.rules.base import Fighter, Ruleset, Side
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
+from bot.rules.terms import PreDuelInput, PreDuelOutcome
 from bot.services.duel_support import DuelUseCases, enqueue, no_sheet, profile_sheet
 from bot.services.errors import InvalidInput
 from bot.services.lifecycle import NewDuel, create_duel
 from bot.services.messages import ChallengePost, Party
+from bot.services.pre_duel_inputs import step_of, union_of_inputs, validated_inputs
 from bot.services.profiles import clean_name
 from bot.services.unit import transaction
 from bot.services.views import ChallengeOutcome, MemberRef
 
-# The pre-duel step /duel challenge settles (the ruleset that declares it runs it).
-CHALLENGE_STEP = "challenge"
+#: The pre-duel step a challenge settles: every ruleset declaring a step with this id
+#: takes part (``registry.with_pre_duel_step``).
+CHALLENGE_STEP_ID = "challenge"
+
+#: The options of the challenge command that are not the step's inputs: a declared input
+#: cannot take one of these keys.
+CHALLENGE_OWN_OPTIONS = ("challenger", "challenged", "ruleset")
 
 
-def refusals_key(rules: Ruleset) -> str:
-    """The profile ``sheets`` entry remembering a pre-duel penalty (a leader's first refused
-    challenge) for ``rules``."""
-    return f"{rules.id}:refusals"
+def challenge_rulesets() -> tuple[Ruleset, ...]:
+    """The registered rulesets that declare a challenge step."""
+    return registry.with_pre_duel_step(CHALLENGE_STEP_ID)
 
 
-def challenge_ruleset() -> Ruleset:
-    """The ruleset whose duels begin with a challenge (it declares the pre-duel step)."""
-    for rules in registry.all_rulesets():
-        if any(step.id == CHALLENGE_STEP for step in rules.pre_duel_steps()):
-            return rules
-    raise InvalidInput("No duel system with a challenge step is installed.")
+def challenge_inputs() -> tuple[PreDuelInput, ...]:
+    """The inputs a challenge may be given, over every ruleset that declares the step
+    (``union_of_inputs``): the options of a front end fixed in advance. A ValueError when
+    two rulesets declare one key differently."""
+    steps = [(rules, step_of(rules, CHALLENGE_STEP_ID)) for rules in challenge_rulesets()]
+    return union_of_inputs(steps, CHALLENGE_OWN_OPTIONS)
+
+
+def penalty_entry(rules: Ruleset, key: str) -> str:
+    """The profile ``sheets`` entry remembering penalty ``key`` of ``rules``'s steps."""
+    return f"{rules.id}:{key}"
+
+
+def remembered_penalties(profile: DuellistProfile, rules: Ruleset) -> frozenset[str]:
+    """The keys of the penalties ``rules``'s steps cost this member before."""
+    prefix = penalty_entry(rules, "")
+    return frozenset(
+        key.removeprefix(prefix) for key in (profile.sheets or {}) if key.startswith(prefix)
+    )
+
+
+def _named(rulesets: tuple[Ruleset, ...]) -> str:
+    return ", ".join(f"{rules.id} ({rules.title})" for rules in rulesets)
 
 
 class Challenges(DuelUseCases):
@@ -45,64 +74,70 @@ class Challenges(DuelUseCases):
         actor_id: int,
         challenger: MemberRef,
         challenged: MemberRef,
-        accepted: bool,
-        units_in_contact: bool,
+        inputs: Mapping[str, object],
+        ruleset: str | None = None,
     ) -> ChallengeOutcome:
-        """Settle a challenge. A refusal may be overturned by the force roll (d6 1-3, units
-        in contact); a leader's first refusal costs his leadership for the turn and is
-        remembered, later refusals are free. When a duel is fought, it starts in the same
-        transaction. Announced through the outbox; the force roll uses a fresh seed,
-        revealed in the post, label duel:0:round:0:roll:0."""
+        """Settle a challenge under ``ruleset`` (None: the one ruleset declaring the step,
+        or, when several do, the one both members have a sheet of). ``inputs``: the step's
+        inputs by key (None or absent: not given), validated as the step declares them.
+        Penalties are remembered in the penalised member's profile; when a duel is fought
+        it starts in the same transaction. Announced through the outbox; a roll uses a
+        fresh seed, revealed in the post, label duel:0:round:0:roll:0."""
         if challenger.user_id == challenged.user_id:
             raise InvalidInput("A member cannot challenge themselves.")
-        rules = challenge_ruleset()
+        candidates = challenge_rulesets()
+        if not candidates:
+            raise InvalidInput("No duel system with a challenge step is installed.")
         async with transaction(self._db) as session:
-            fighters = {}
-            profiles = {}
-            for side, member in (("a", challenger), ("b", challenged)):
-                profile = await queries.profile(session, guild_id, member.user_id)
+            profiles: dict[Side, DuellistProfile | None] = {
+                "a": await queries.profile(session, guild_id, challenger.user_id),
+                "b": await queries.profile(session, guild_id, challenged.user_id),
+            }
+            rules = self._challenge_ruleset(ruleset, candidates, profiles)
+            step = step_of(rules, CHALLENGE_STEP_ID)
+            values = validated_inputs(rules, step, inputs)
+            fighters: dict[Side, Fighter] = {}
+            held: dict[Side, DuellistProfile] = {}
+            members: tuple[tuple[Side, MemberRef], ...] = (("a", challenger), ("b", challenged))
+            for side, member in members:
+                profile = profiles[side]
                 sheet = profile_sheet(profile, rules)
                 if profile is None or sheet is None:
                     raise no_sheet(member.name, rules)
-                profiles[side] = profile
+                held[side] = profile
                 fighters[side] = Fighter(clean_name(member.name), sheet)
-            key = refusals_key(rules)
-            record = dict((profiles["b"].sheets or {}).get(key) or {})
             seed = new_seed()
             try:
                 result = rules.run_pre_duel_step(
-                    CHALLENGE_STEP,
+                    step.id,
                     fighters["a"],
                     fighters["b"],
-                    {
-                        "accepted": accepted,
-                        "units_in_contact": units_in_contact,
-                        "leader_first_refusal": not record.get("refused_before", False),
-                    },
+                    values,
                     FairDice(seed, 0, 0),
+                    remembered={s: remembered_penalties(p, rules) for s, p in held.items()},
                 )
             except RulesError as exc:
                 raise InvalidInput(exc.message, ruleset=rules.id) from None
-            if result.leadership_lost:  # a leader's first refusal: later ones are free
-                record["refused_before"] = True
-                profiles["b"].sheets = {**(profiles["b"].sheets or {}), key: record}
+            self._remember(rules, step.id, result, held)
             duel = None
-            if result.duel:
+            if result.fought:
                 new = NewDuel(guild_id, channel_id, actor_id, challenger, challenged)
                 duel = await create_duel(session, self._defaults, rules, new)
-            settled = result.to_dict()
+            rolled = result.roll is not None
             message = ChallengePost(
                 duel_id=None if duel is None else duel.id,
-                outcome=str(settled["outcome"]),
+                ruleset=rules.id,
+                headline=step.headline_for(fighters["a"].name, fighters["b"].name),
+                outcome=result.outcome,
+                sentence=result.sentence,
                 challenger=Party(challenger.user_id, fighters["a"].name),
                 challenged=Party(challenged.user_id, fighters["b"].name),
-                log=tuple(settled["log"]),
-                leadership_lost=bool(settled["leadership_lost"]),
-                roll=settled["roll"],
-                seed=seed if result.roll is not None else None,
-                commitment=commitment(seed) if result.roll is not None else None,
-                fought=bool(settled["duel"]),
-                declined=bool(settled["declined"]),
+                penalties=tuple(p.sentence for p in result.penalties),
+                log=tuple(str(e) for e in result.log),
+                roll=None if result.roll is None else dict(result.roll.to_dict()),
+                seed=seed if rolled else None,
+                commitment=commitment(seed) if rolled else None,
+                fought=result.fought,
             )
             published = message.to_json()
             enqueue(
@@ -121,11 +156,67 @@ class Challenges(DuelUseCases):
                 actor_id=actor_id,
                 action="challenge",
                 duel_id=None if duel is None else duel.id,
-                details=published,
+                details={**published, "inputs": values},
             )
             return ChallengeOutcome(
+                ruleset=rules.id,
                 outcome=result.outcome,
+                sentence=result.sentence,
                 duel=duel,
-                leadership_lost=result.leadership_lost,
+                penalties=tuple(p.sentence for p in result.penalties),
                 log=tuple(str(e) for e in result.log),
             )
+
+    @staticmethod
+    def _challenge_ruleset(
+        ruleset: str | None,
+        candidates: tuple[Ruleset, ...],
+        profiles: Mapping[Side, DuellistProfile | None],
+    ) -> Ruleset:
+        """The ruleset that settles this challenge: the one named (it must declare the
+        step), the only one declaring it, or the only one both members have a sheet of."""
+        if ruleset is not None:
+            try:
+                rules = registry.get(ruleset)
+            except RulesError as exc:
+                raise InvalidInput(exc.message) from None
+            if rules not in candidates:
+                raise InvalidInput(
+                    f"{rules.title} has no challenge step. These do: {_named(candidates)}.",
+                    allowed=tuple(r.id for r in candidates),
+                )
+            return rules
+        if len(candidates) == 1:
+            return candidates[0]
+        sheeted = tuple(
+            rules
+            for rules in candidates
+            if all(profile_sheet(p, rules) is not None for p in profiles.values())
+        )
+        if len(sheeted) == 1:
+            return sheeted[0]
+        among = sheeted or candidates
+        raise InvalidInput(
+            "Several duel systems have a challenge step"
+            + (" and both members have a sheet of each" if sheeted else "")
+            + f": name the ruleset, one of {_named(among)}.",
+            allowed=tuple(r.id for r in among),
+        )
+
+    @staticmethod
+    def _remember(
+        rules: Ruleset,
+        step_id: str,
+        result: PreDuelOutcome,
+        profiles: Mapping[Side, DuellistProfile],
+    ) -> None:
+        """Record each penalty in the penalised member's profile sheets (how many times,
+        the last sentence); the step learns of it next time through ``remembered``."""
+        for penalty in result.penalties:
+            profile = profiles[penalty.side]
+            entry = penalty_entry(rules, penalty.key)
+            before: Any = (profile.sheets or {}).get(entry)
+            times = int(before.get("times", 1)) if isinstance(before, dict) else 0
+            record = {"step": step_id, "times": times + 1, "sentence": penalty.sentence}
+            # A new dict: SQLAlchemy sees the JSON column change.
+            profile.sheets = {**(profile.sheets or {}), entry: record}

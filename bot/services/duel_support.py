@@ -31,9 +31,7 @@ from bot.services.views import (
     DuellistView,
     DuelView,
     OpenRoundView,
-    RoundClosed,
     RoundRecord,
-    SubmissionReceipt,
 )
 
 MAX_REASON = 300
@@ -164,34 +162,6 @@ def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> tuple[M
     rules = ruleset_of(ruleset_id)
     current = rules.state_from_dict(state)
     return tuple(MoveChoice(m.id, m.label) for m in rules.moves(current, side))  # type: ignore[arg-type]
-
-
-def move_receipt(
-    rules: Ruleset,
-    duel: tuple[int, int, Mapping[str, Any]],
-    round_: tuple[int, datetime | None],
-    side: str,
-    move_id: str,
-    changed_from: str | None,
-    closed: RoundClosed | None = None,
-) -> SubmissionReceipt:
-    """What a duellist is told of a stored move: ``duel`` is (id, server, state), ``round_``
-    (number, deadline); the labels are the ruleset's."""
-    duel_id, guild_id, state = duel
-    round_no, deadline = round_
-    return SubmissionReceipt(
-        duel_id=duel_id,
-        guild_id=guild_id,
-        round_no=round_no,
-        side=side,
-        move=move_id,
-        move_label=rules.choice_label(move_id),
-        changed_from=changed_from,
-        deadline=deadline,
-        opponent_name=state[other_side(side)]["name"],
-        closed=closed,
-        changed_from_label=None if changed_from is None else rules.choice_label(changed_from),
-    )
 
 
 def no_sheet(name: str, rules: Ruleset) -> NotFound:

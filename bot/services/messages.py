@@ -517,65 +517,77 @@ class DuelEnd(OutboxMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class ForceRoll:
+class RevealedRoll:
     label: str
+    sides: str
     value: str
 
 
 @dataclass(frozen=True, slots=True)
 class ChallengePost(OutboxMessage):
-    """A By This Axe challenge settled: accepted, forced (d6 1-3) or refused."""
+    """A pre-duel challenge settled, in its ruleset's words: the headline ("Ann challenges
+    Bob"), the outcome sentence, the penalties' sentences, the log. Version 2: version 1
+    (By This Axe's flags, ``leadership_lost``) is no longer written."""
 
     KIND: ClassVar[str] = "challenge"
+    VERSION: ClassVar[int] = 2
     duel_id: int | None
+    ruleset: str
+    headline: str
     outcome: str
+    sentence: str
     challenger: Party
     challenged: Party
+    penalties: tuple[str, ...]
     log: tuple[str, ...]
-    leadership_lost: bool
-    # The force roll, with the seed it came from, when the challenge was refused.
+    # The step's roll, with the seed it came from, when it rolled one.
     roll: dict[str, Any] | None
     seed: str | None
     commitment: str | None
     fought: bool = False
-    declined: bool = False
 
     def body(self) -> dict[str, Any]:
         return {
             "duel_id": self.duel_id,
+            "ruleset": self.ruleset,
+            "headline": self.headline,
             "outcome": self.outcome,
+            "sentence": self.sentence,
             "challenger": self.challenger.to_json(),
             "challenged": self.challenged.to_json(),
+            "penalties": list(self.penalties),
             "log": list(self.log),
-            "leadership_lost": self.leadership_lost,
             "roll": self.roll,
             "seed": self.seed,
             "commitment": self.commitment,
             "duel": self.fought,
-            "declined": self.declined,
         }
 
     @property
-    def force_roll(self) -> ForceRoll | None:
+    def revealed_roll(self) -> RevealedRoll | None:
         roll = self.roll
         if roll is None or self.seed is None:
             return None
-        return ForceRoll(str(roll.get("label", "?")), str(roll.get("value", "?")))
+        return RevealedRoll(
+            str(roll.get("label", "?")), str(roll.get("sides", "?")), str(roll.get("value", "?"))
+        )
 
     @classmethod
     def read(cls, f: _Fields) -> ChallengePost:
         return cls(
             f.opt_integer("duel_id"),
+            f.ruleset(),
+            f.text("headline", ""),
             f.text("outcome"),
+            f.text("sentence", ""),
             f.party("challenger"),
             f.party("challenged"),
+            f.texts("penalties", ()),
             f.texts("log", ()),
-            f.flag("leadership_lost", False),
             f.opt_mapping("roll"),
             f.opt_text("seed"),
             f.opt_text("commitment"),
             f.flag("duel", False),
-            f.flag("declined", False),
         )
 
 

@@ -7,8 +7,9 @@ renderer reads its typed fields.
 Its codec is msgspec (docs/decisions.md, "The published round"): ``to_json`` gives the JSON
 object that is stored and exported, :func:`read_published` reads one back. What is common
 to every ruleset is typed; the ruleset's own part (the duel state after the round) stays a
-JSON object that only the ruleset interprets: each duellist's name is taken out of it once,
-at the close; their summary is the ruleset's reading of it (``summary``).
+JSON object that only the ruleset interprets (it always holds each duellist's entry under
+"a" and "b"): each duellist's name is taken out of it once, at the close; a renderer asks
+the ruleset for their summary.
 
 Versions: a result stored before this type has no ``version`` key (version 1, a plain dict of
 ``RoundResult.to_dict()`` plus ``options``, ``labels``, ``via``...); :func:`read_published`
@@ -24,6 +25,7 @@ from typing import Any, Generic, Literal, TypeVar
 import msgspec
 
 from bot.rules import registry
+from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.rules.terms import RoundResult
 
@@ -119,19 +121,16 @@ class PublishedRound(
     def winner_name(self) -> str | None:
         return None if self.winner is None else self.names.of(self.winner)
 
-    def sheet(self, side: str) -> Mapping[str, Any]:
-        """Duellist ``side``'s entry of the state after the round (ruleset-shaped)."""
-        return _mapping(self.state.get(side))
-
-    def summary(self, side: str) -> tuple[tuple[str, str], ...]:
-        """Duellist ``side`` after the round as its ruleset sums them up: (label, value)
-        pairs. Asked of the ruleset when shown, never stored: the ruleset interprets its
-        own state (and a running duel's public state lacks what stays secret)."""
-        return _summary(self.ruleset, self.sheet(side))
-
     def to_json(self) -> dict[str, Any]:
         """The JSON object stored in ``rounds.result``, carried and exported."""
         return json_object(self)
+
+    def __post_init__(self) -> None:
+        # Every ruleset's state holds each duellist's entry under "a" and "b" (the close reads
+        # them; a renderer hands them to the ruleset): a result without them is not one.
+        for side in SIDES:
+            if not isinstance(self.state.get(side), dict):
+                raise ValueError(f"state.{side}: the duellist's entry is not an object")
 
 
 def _name(entry: Any, side: str) -> str:
@@ -139,17 +138,10 @@ def _name(entry: Any, side: str) -> str:
     return name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
 
 
-def _summary(ruleset_id: str, entry: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    rules = registry.get_or_none(ruleset_id)
-    if rules is None:  # a ruleset no longer registered: its state is shown unsummarised
-        return ()
-    return tuple((str(label), str(value)) for label, value in rules.fighter_summary(entry))
-
-
-def _label(ruleset_id: str, choice: str | None) -> str:
+def _label(ruleset_id: str, choice: str | None, rules: Ruleset | None = None) -> str:
     if choice is None:
         return "no move"
-    rules = registry.get_or_none(ruleset_id)
+    rules = rules or registry.get_or_none(ruleset_id)
     if rules is None:
         return choice
     try:
@@ -161,6 +153,7 @@ def _label(ruleset_id: str, choice: str | None) -> str:
 def publish(
     public_result: Mapping[str, Any],
     *,
+    ruleset: Ruleset | None = None,
     rules_in_force: Mapping[str, Any] | None = None,
     submitted: Mapping[str, str | None] | None = None,
     via: Mapping[str, str] | None = None,
@@ -169,15 +162,17 @@ def publish(
     """The published round, built once from the ruleset's public result
     (``Ruleset.public_result(result.to_dict())``). ``submitted``: each side's move as stored;
     a secret step's result masks its choices, so a label follows the result, never the
-    submission, unless the two agree (then the submission's id is labelled)."""
-    ruleset = str(public_result["ruleset"])
+    submission, unless the two agree (then the submission's id is labelled). ``ruleset``:
+    the result's ruleset when the caller holds it (else it is looked up)."""
+    ruleset_id = str(public_result["ruleset"])
+    rules = ruleset or registry.get_or_none(ruleset_id)
     state = dict(public_result["state"])
     shown = public_result["choices"]
     moves = submitted or {}
 
     def label(side: str) -> str:
         choice = shown.get(side)
-        return _label(ruleset, moves.get(side) if moves.get(side) == choice else choice)
+        return _label(ruleset_id, moves.get(side) if moves.get(side) == choice else choice, rules)
 
     data = {
         **public_result,
@@ -238,6 +233,9 @@ def _read_version_1(data: Mapping[str, Any]) -> PublishedRound:
     kept; a result from before labels were stored has them worked out from its choices."""
     ruleset = str(data.get("ruleset") or "")
     state = dict(_mapping(data.get("state")))
+    for side in SIDES:  # a hand-made result without a duellist's entry: an empty one
+        if not isinstance(state.get(side), dict):
+            state[side] = dict(_mapping(state.get(side)))
     choices = _mapping(data.get("choices"))
     stored_labels = data.get("labels")
     labels = _mapping(stored_labels)

@@ -4,17 +4,24 @@ Undo is in undo.py."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.db import queries
-from bot.db.models import Duel, Round, Submission, fits_id, utcnow
+from bot.db.models import Duel, Round, fits_id, utcnow
 from bot.rules.base import SIDES, Ruleset
 from bot.rules.dice import FairDice, commitment, new_seed
-from bot.rules.errors import RulesError
 from bot.services import ratings
+from bot.services.acceptance import (
+    DuelSnapshot,
+    MoveRequest,
+    RoundSnapshot,
+    SideMoves,
+    accept,
+    choose_round,
+)
 from bot.services.duel_support import (
     DuelUseCases,
     adjudication_settings,
@@ -23,25 +30,18 @@ from bot.services.duel_support import (
     duel_view,
     iso,
     legal_moves,
-    move_receipt,
     other_side,
     party,
     post_in_duel_channel,
     ruleset_of,
-    side_of,
     user_of,
 )
 from bot.services.errors import (
-    AmbiguousDuel,
     BeforeDeadline,
     InvalidInput,
-    MoveAlreadyLocked,
     NextStep,
-    NotAllowed,
-    NotFound,
     RoundNotOpen,
     StateConflict,
-    TooManyChanges,
 )
 from bot.services.messages import (
     FollowsUndo,
@@ -51,11 +51,10 @@ from bot.services.messages import (
     RoundPrompt,
     RoundResultPost,
 )
-from bot.services.move_intake import GroupCommit, MoveRequest
 from bot.services.profiles import clean_name
 from bot.services.published import publish
 from bot.services.scope import DuelScope
-from bot.services.unit import transaction
+from bot.services.unit import connection_transaction, transaction
 from bot.services.views import (
     RoundClosed,
     RoundOpened,
@@ -182,166 +181,66 @@ class RoundCommands(DuelUseCases):
         round_no: int | None = None,
         guild_id: int | None = None,
     ) -> SubmissionReceipt:
-        """Record a secret move. ``round_no`` (from a button) refuses moves meant for an
+        """Record a secret move: every entry (a DM, a button, /move) comes here. One pass in
+        one transaction: read the duel, its open round and the round's stored moves (locked),
+        decide with ``acceptance.accept``, store the move, and when it completes the round,
+        close it right there. ``round_no`` (from a button) refuses moves meant for an
         earlier round. ``guild_id``: the server /move was used in (None: a DM). A duel that
         is not the sender's (or not of that server) is answered as an unknown number."""
         if via not in SUBMISSION_CHANNELS:
             raise InvalidInput(f"Unknown submission channel {via!r}.", allowed=SUBMISSION_CHANNELS)
+        req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id)
         scope = DuelScope.of_duellist(user_id, guild_id)
         if duel_id is not None and not fits_id(duel_id):
             raise scope.not_found(duel_id)
-        req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id)
-        return await self._group_commit().submit(req, self._submit_step_by_step)
-
-    def _group_commit(self) -> GroupCommit:
-        """This service's batcher of moves (bot/services/move_intake.py), made at first use."""
-        batcher: GroupCommit | None = self.__dict__.get("_move_batcher")
-        if batcher is None:
-            batcher = self.__dict__["_move_batcher"] = GroupCommit(self._db, self._defaults)
-        return batcher
-
-    async def _submit_step_by_step(self, req: MoveRequest) -> SubmissionReceipt:
-        """A move in a transaction of its own, with the ORM: every refusal in detail, and
-        the close when the move completes a round that closes at once."""
-        user_id, move, via = req.user_id, req.move, req.via
-        duel_id, round_no, guild_id = req.duel_id, req.round_no, req.guild_id
-        scope = DuelScope.of_duellist(user_id, guild_id)
-        async with transaction(self._db) as session:
-            if duel_id is None:  # a DM without "#N": the sender's one open round, locked
-                found: tuple[Duel, Round] | None = await self._only_open_duel(session, user_id)
-            else:
-                found = await queries.duel_and_open_round_for_update(session, duel_id)
-            rnd: Round | None
-            if found is not None:
-                duel, rnd = found
-                if not scope.includes(duel):
-                    raise scope.not_found(duel.id)
-            else:  # no open round (or it just closed): the refusal needs the details
-                assert duel_id is not None  # a DM without "#N" always finds its pair
-                duel = await self._get_duel(session, duel_id, guild_id, lock=True, scope=scope)
-                rnd = await queries.open_round(session, duel.id, lock=True)
-            side = side_of(duel, user_id)
-            ruleset = ruleset_of(duel.ruleset)
-            state = ruleset.state_from_dict(duel.state)
-            awaiting = ruleset.awaiting_sides(state)
-            if duel.status == "live" and side not in awaiting:
-                waiting = " and ".join(
-                    clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
-                    for s in awaiting
-                )
-                raise NotAllowed(
-                    f"It is not your turn to choose in duel #{duel.id}: waiting for "
-                    f"{waiting or 'nobody'}.",
-                    duel_id=duel.id,
-                )
-            try:
-                move_id = ruleset.parse_choice(move, state, side)  # type: ignore[arg-type]
-            except RulesError as exc:
-                raise InvalidInput(exc.message, duel_id=duel.id, ruleset=ruleset.id) from None
-            if duel.status != "live":
-                raise RoundNotOpen(
-                    f"Duel #{duel.id} has ended; moves are no longer taken.", duel_id=duel.id
-                )
-            if rnd is None:
-                raise RoundNotOpen(
-                    f"Duel #{duel.id} has no open round: wait for a commander to open the next "
-                    "round (your move was not recorded).",
-                    duel_id=duel.id,
-                )
-            if round_no is not None and rnd.number != round_no:
-                raise RoundNotOpen(
-                    f"Round {round_no} of duel #{duel.id} is over; round {rnd.number} is open now. "
-                    "Use the buttons of its message, or type your move.",
-                    duel_id=duel.id,
-                    round_no=rnd.number,
-                )
-            now = utcnow()
-            if rnd.deadline is not None and now >= rnd.deadline:
-                raise RoundNotOpen(
-                    f"The deadline of round {rnd.number} of duel #{duel.id} has passed; "
-                    "the move was not recorded.",
-                    duel_id=duel.id,
-                    round_no=rnd.number,
-                )
-            current = (await queries.current_submissions(session, rnd.id)).get(side)
-            changed_from = None
-            if current is not None:
-                if not self._rules_of(duel)["change_of_choice"]:
-                    raise MoveAlreadyLocked(
-                        f"You already locked in {ruleset.choice_label(current.move)} for "
-                        f"round {rnd.number} of duel #{duel.id}, and this duel does not allow "
-                        "changing a move before the round closes (change of choice was off "
-                        "when it started).",
-                        current.move,
-                        duel_id=duel.id,
-                        round_no=rnd.number,
-                    )
-                await self._refuse_past_change_cap(session, duel, rnd, side, current.move)
-                current.superseded_at = now
-                changed_from = current.move
-                await session.flush()
-            session.add(
-                Submission(
-                    round_id=rnd.id,
-                    side=side,
-                    user_id=user_id,
-                    move=move_id,
-                    via=via,
-                    submitted_at=now,
-                )
+        async with connection_transaction(self._db) as work:
+            conn = work.connection
+            duel, rnd = await _move_snapshot(conn, req)
+            if not scope.includes(duel):
+                raise scope.not_found(duel.id)
+            moves: dict[str, SideMoves] = {}
+            if rnd is not None:
+                stored = await queries.round_moves(conn, rnd.id)
+                moves = {side: SideMoves(*found) for side, found in stored.items()}
+            now = datetime.now(UTC)  # the services' clock (bot.db.models.utcnow's)
+            took = accept(req, duel, rnd, moves, self._defaults, now)
+            assert rnd is not None  # accept refuses a move without an open round
+            await queries.store_move(
+                conn,
+                round_id=rnd.id,
+                side=took.side,
+                user_id=user_id,
+                move=took.move_id,
+                via=via,
+                at=now,
+                supersede_id=took.supersedes,
             )
-            await session.flush()
             closed = None
-            if ruleset.advances_at_once(state):
-                # A step closes as soon as every awaited side has chosen (and the next opens).
-                sides = await queries.current_submissions(session, rnd.id)
-                if set(awaiting) <= set(sides):
-                    closed = await self._close(session, duel, rnd, None, "all_submitted")
-            elif self._defaults.close_when_all_submitted:
-                sides = await queries.current_submissions(session, rnd.id)
-                if set(sides) == {"a", "b"}:
-                    closed = await self._close(session, duel, rnd, None, "all_submitted")
-            where = (duel.id, duel.guild_id, duel.state), (rnd.number, rnd.deadline)
-            return move_receipt(ruleset, *where, side, move_id, changed_from, closed)
-
-    async def _refuse_past_change_cap(
-        self, session: AsyncSession, duel: Duel, rnd: Round, side: str, current_move: str
-    ) -> None:
-        """A side may change its move at most ``max_move_changes`` times per round: the
-        first move plus that many changes are stored, nothing more."""
-        cap = self._defaults.max_move_changes
-        changes = await queries.submission_count(session, rnd.id, side) - 1
-        if changes >= cap:
-            label = ruleset_of(duel.ruleset).choice_label(current_move)
-            raise TooManyChanges(
-                f"You have changed your move {changes} times in round {rnd.number} of duel "
-                f"#{duel.id}, the most allowed; your current move stays {label}.",
-                changes,
-                current_move,
+            if took.completes_round:
+                closed = await self._close_after_move(work.session(), duel.id, rnd.id)
+            return SubmissionReceipt(
                 duel_id=duel.id,
+                guild_id=duel.guild_id,
                 round_no=rnd.number,
+                side=took.side,
+                move=took.move_id,
+                move_label=took.label,
+                changed_from=took.changed_from,
+                deadline=rnd.deadline,
+                opponent_name=duel.state[other_side(took.side)]["name"],
+                closed=closed,
+                changed_from_label=took.changed_from_label,
             )
 
-    async def _only_open_duel(self, session: AsyncSession, user_id: int) -> tuple[Duel, Round]:
-        found = await queries.open_rounds_of_user(session, user_id, lock=True)
-        if not found:
-            raise NotFound("You have no open round to move in right now.")
-        # A multi-step duel waiting for the other side is not where this move goes.
-        mine = [
-            (d, r)
-            for d, r in found
-            if side_of(d, user_id)
-            in ruleset_of(d.ruleset).awaiting_sides(ruleset_of(d.ruleset).state_from_dict(d.state))
-        ]
-        found = mine or found
-        if len(found) > 1:
-            listing = ", ".join(
-                f"#{d.id} vs {d.state[other_side(side_of(d, user_id))]['name']}" for d, _ in found
-            )
-            raise AmbiguousDuel(
-                f"You are in several open duels ({listing}).", tuple(d.id for d, _ in found)
-            )
-        return found[0]
+    async def _close_after_move(
+        self, session: AsyncSession, duel_id: int, round_id: int
+    ) -> RoundClosed:
+        """The close of a round the move just completed, in the move's transaction (the
+        rows are already locked by the move's read)."""
+        duel = await session.get(Duel, duel_id)
+        rnd = await session.get(Round, round_id)
+        assert duel is not None and rnd is not None
+        return await self._close(session, duel, rnd, None, "all_submitted")
 
     # -- close --------------------------------------------------------------------------
 
@@ -385,8 +284,7 @@ class RoundCommands(DuelUseCases):
         if not missing:
             return
         names = " and ".join(
-            clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
-            for s in missing
+            clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}")) for s in missing
         )
         raise BeforeDeadline(
             f"Round {rnd.number} of duel #{duel.id} cannot be closed yet: {names} "
@@ -421,6 +319,7 @@ class RoundCommands(DuelUseCases):
         # masks its choices) and how each move came in. Built once; posts and exports read it.
         published = publish(
             ruleset.public_result(result.to_dict()),
+            ruleset=ruleset,
             rules_in_force=rules_in_force,
             submitted=choices,
             via={s: submissions[s].via for s in submissions},
@@ -499,6 +398,31 @@ class RoundCommands(DuelUseCases):
         return RoundClosed(
             view, rnd.number, result.outcome, published, rnd.seed, rnd.commitment, actor_id, reason
         )
+
+
+async def _move_snapshot(
+    conn: AsyncConnection, req: MoveRequest
+) -> tuple[DuelSnapshot, RoundSnapshot | None]:
+    """The duel a move goes to and its open round (None: no round open; the acceptance
+    says why), row-locked. A DM without "#N" finds the sender's one open round."""
+    if req.duel_id is None:
+        rows = await queries.move_targets(conn, user_id=req.user_id)
+        return choose_round([_target(row) for row in rows], req.user_id)
+    rows = await queries.move_targets(conn, duel_id=req.duel_id)
+    if rows:
+        return _target(rows[0])
+    row = await queries.move_duel(conn, req.duel_id)
+    if row is None:
+        raise DuelScope.of_duellist(req.user_id, req.guild_id).not_found(req.duel_id)
+    return _duel(row), None
+
+
+def _duel(row: Any) -> DuelSnapshot:
+    return DuelSnapshot(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7])
+
+
+def _target(row: Any) -> tuple[DuelSnapshot, RoundSnapshot]:
+    return _duel(row), RoundSnapshot(row[8], row[9], row[10])
 
 
 def _undone_before(earlier: list[Round]) -> Round | None:

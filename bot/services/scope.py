@@ -10,14 +10,26 @@ query.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
-from bot.db.models import ID_MAX, ID_MIN, Duel
+from bot.db.models import ID_MAX, ID_MIN
 from bot.services.errors import NextStep, NotFound
 
 # The numbers a duel can have (what a front end lets its users type); any other number is
 # answered as an unknown duel.
 DUEL_NUMBER_MIN = ID_MIN
 DUEL_NUMBER_MAX = ID_MAX
+
+
+class DuelParties(Protocol):
+    """What a scope looks at: a stored duel, or a move's snapshot of one."""
+
+    @property
+    def guild_id(self) -> int: ...
+    @property
+    def a_user_id(self) -> int: ...
+    @property
+    def b_user_id(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +54,7 @@ class DuelScope:
     def unrestricted(self) -> bool:
         return self.guild_id is None and self.duellist_id is None
 
-    def includes(self, duel: Duel) -> bool:
+    def includes(self, duel: DuelParties) -> bool:
         if self.guild_id is not None and duel.guild_id != self.guild_id:
             return False
         return self.duellist_id is None or self.duellist_id in (duel.a_user_id, duel.b_user_id)

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.engine import Database, DatabaseUnavailable
+from bot.db.engine import Database, DatabaseUnavailable, Work
 from bot.services.errors import Unavailable
 
 
@@ -19,5 +19,16 @@ async def transaction(db: Database) -> AsyncIterator[AsyncSession]:
     try:
         async with db.transaction() as session:
             yield session
+    except DatabaseUnavailable as exc:
+        raise Unavailable(str(exc)) from exc
+
+
+@asynccontextmanager
+async def connection_transaction(db: Database) -> AsyncIterator[Work]:
+    """The same unit of work on a Core connection (a move's hot path; an ORM session joins
+    it only if the work asks, ``Work.session``)."""
+    try:
+        async with db.connection_transaction() as work:
+            yield work
     except DatabaseUnavailable as exc:
         raise Unavailable(str(exc)) from exc

@@ -240,11 +240,14 @@ class AuditView:
 
 @dataclass(frozen=True, slots=True)
 class ChallengeOutcome:
-    """A settled By This Axe challenge: accepted, forced or refused."""
+    """A settled pre-duel challenge: the ruleset's outcome code (never shown) and its
+    sentence, the duel it started, the sentences of the penalties it cost, its log."""
 
+    ruleset: str
     outcome: str
+    sentence: str
     duel: DuelView | None
-    leadership_lost: bool
+    penalties: tuple[str, ...]
     log: tuple[str, ...]
 
 

@@ -121,9 +121,11 @@ async def test_challenge_through_the_bot(fake_discord: FakeDiscord, database: Da
             challenged=w.bob.id,
             accepted=False,
         )
-        assert "refused" in reply.content and "loses his leadership" in reply.content
+        assert "refuses the challenge" in reply.content, reply.content
+        assert "loses his leadership for this turn" in reply.content, reply.content
         posts = await fake.wait_for_messages(w.channel_id, 1, timeout=15)
-        assert "refused" in all_text(posts[-1]) and "leadership" in all_text(posts[-1])
+        assert "challenges" in all_text(posts[-1]) and "refuses" in all_text(posts[-1])
+        assert "leadership" in all_text(posts[-1])
         reply = await w.slash(
             w.commander,
             "duel",

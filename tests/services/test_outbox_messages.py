@@ -52,8 +52,9 @@ EXAMPLES: list[OutboxMessage] = [
     RoundUndone(7, 2, "a_wins", 9, "misclick"),
     DuelEnd(7, ANN, BOB, "both left", 3),
     ChallengePost(
-        None, "refused", ANN, BOB, ("Bob refuses.",), True, {"label": "force", "value": 5},
-        "s" * 64, "c" * 64, False, True,
+        None, "by-this-axe", "Ann challenges Bob", "refused", "Bob refuses", ANN, BOB,
+        ("Bob loses his leadership",), ("Bob refuses.",), {"label": "force", "value": 5},
+        "s" * 64, "c" * 64, False,
     ),
     DmClosed(7, 2, 1),
 ]
@@ -73,7 +74,7 @@ def test_there_is_one_message_type_per_kind_and_every_one_is_frozen() -> None:
 @pytest.mark.parametrize("message", EXAMPLES, ids=lambda m: type(m).__name__)
 def test_json_round_trip_carries_the_version(message: OutboxMessage) -> None:
     data = message.to_json()
-    assert data["version"] == 1
+    assert data["version"] == type(message).VERSION
     assert parse_message(message.KIND, data) == message
 
 
@@ -161,3 +162,11 @@ def test_old_channel_posts_without_a_version_read_leniently() -> None:
 def test_even_an_old_row_needs_what_no_post_can_do_without() -> None:
     with pytest.raises(MessageFormatError, match="duel_id"):
         parse_message("round_undone", {"round_no": 2})
+
+
+def test_a_challenge_post_of_version_1_is_refused_by_name() -> None:
+    """Version 2 carries the ruleset's words (headline, sentence, penalties); a version 1
+    row (By This Axe's flags) left in the outbox across the upgrade is given up, named."""
+    old = {"version": 1, "duel_id": None, "outcome": "refused", "leadership_lost": True}
+    with pytest.raises(MessageFormatError, match=r"challenge payload version 1 .* reads version 2"):
+        parse_message("challenge", old)

@@ -108,6 +108,10 @@ def test_a_version_2_result_of_the_wrong_shape_is_refused_naming_the_field() -> 
         read_published(stored)
     with pytest.raises(msgspec.ValidationError):
         msgspec.convert({**_published().to_json(), "winner": "c"}, PublishedRound)
+    # The state always holds each duellist's entry (renderers hand it to the ruleset).
+    without_b = {**stored, "labels": {"a": "x", "b": "y"}, "state": {"a": {"name": "Ann"}}}
+    with pytest.raises(PublishedFormatError, match=r"state\.b"):
+        read_published(without_b)
 
 
 def _post_payload(result: dict[str, Any]) -> dict[str, Any]:

@@ -226,29 +226,20 @@ async def test_a_dm_move_locks_its_round_before_a_close_can_take_it(
     other = Services.create(make_db(), DuelSettings())
     duel_id = await duel_with_round(services)
     looked_up, go_on = asyncio.Event(), asyncio.Event()
-    original = queries.open_rounds_of_user
-    original_fast = queries.move_targets  # the group-commit path's lookup (move_intake.py)
+    original = queries.move_targets  # the move's one read of its duel and round
 
-    async def paused(session: Any, user_id: int, *, lock: bool = False) -> Any:
-        found = await original(session, user_id, lock=lock)
+    async def paused(conn: Any, **where: Any) -> Any:
+        found = await original(conn, **where)
         looked_up.set()
         await go_on.wait()
         return found
 
-    async def paused_fast(conn: Any, **where: Any) -> Any:
-        found = await original_fast(conn, **where)
-        looked_up.set()
-        await go_on.wait()
-        return found
-
-    monkeypatch.setattr(queries, "open_rounds_of_user", paused)
-    monkeypatch.setattr(queries, "move_targets", paused_fast)
+    monkeypatch.setattr(queries, "move_targets", paused)
     move = asyncio.create_task(
         services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text")
     )
     await looked_up.wait()
-    monkeypatch.setattr(queries, "open_rounds_of_user", original)
-    monkeypatch.setattr(queries, "move_targets", original_fast)
+    monkeypatch.setattr(queries, "move_targets", original)
     closing = asyncio.create_task(
         other.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
     )

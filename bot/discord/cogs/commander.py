@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.challenge_options import challenge_description, with_step_options
 from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.flood import refuse_over_budget
@@ -23,6 +24,7 @@ from bot.discord.forum import duel_home
 from bot.discord.sheet_input import parse_sheet_fields
 from bot.exports.formats import export_duel, export_html
 from bot.presentation.discord_replies import (
+    challenge_reply,
     deadline_text,
     duel_embed,
     duel_list_text,
@@ -276,41 +278,36 @@ class Commander(commands.Cog):
             ephemeral=True,
         )
 
-    @duel.command(
-        name="challenge",
-        description="By This Axe: settle a challenge (accepted, refused, or forced on 1-3)",
-    )
+    # mypy cannot match discord.py's ParamSpec to a callback taking **inputs; the options
+    # are the signature with_step_options gives it.
+    @duel.command(name="challenge", description=challenge_description())  # type: ignore[arg-type]
     @app_commands.describe(
-        challenger="The challenging character's player",
-        challenged="The challenged character's player",
-        accepted="Did the challenged accept?",
-        contact="Are both characters' units in contact (a refusal can then be forced)?",
+        challenger="The member who issues the challenge",
+        challenged="The member who is challenged",
     )
     @commander_only()
+    @with_step_options
     async def duel_challenge(
         self,
         interaction: discord.Interaction[DuelBot],
         challenger: AnyMember,
         challenged: AnyMember,
-        accepted: bool,
-        contact: bool = False,
+        **inputs: Any,
     ) -> None:
+        """The pre-duel challenge of the rulesets declaring one: its options are the steps'
+        declared inputs (bot/discord/challenge_options.py)."""
         guild_id = await require_guild(interaction)
+        ruleset = inputs.pop("ruleset", None)
         outcome = await services_of(self.bot).duels.challenge(
             guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
             actor_id=interaction.user.id,
             challenger=duellist_ref(challenger),
             challenged=duellist_ref(challenged),
-            accepted=accepted,
-            units_in_contact=contact,
+            inputs=inputs,
+            ruleset=ruleset,
         )
-        text = f"Challenge {outcome.outcome}."
-        if outcome.duel is not None:
-            text += f" Duel #{outcome.duel.id} started: open round 1 with `/round open`."
-        if outcome.leadership_lost:
-            text += f" {safe(challenged.display_name)} loses his leadership this turn."
-        await interaction.followup.send(text, ephemeral=True)
+        await interaction.followup.send(challenge_reply(outcome), ephemeral=True)
 
     @duel.command(name="list", description="List the live duels in this server")
     @app_commands.describe(include_ended="Also list duels that have ended")

@@ -13,7 +13,7 @@ from bot.rules.by_this_axe.tables import (
     _hit,
 )
 from bot.rules.dice import DiceSource, Roll
-from bot.rules.terms import Fighter, LogEvent
+from bot.rules.terms import Fighter, LogEvent, Penalty, PreDuelOutcome
 
 # -- the challenge --------------------------------------------------------------------------
 
@@ -99,4 +99,30 @@ def challenge(
     return ChallengeResult("refused", False, True, lost, roll, tuple(log))
 
 
+#: The penalty a leader's first refusal costs; remembered by the services under this key
+#: (the profile's ``by-this-axe:refusals`` entry), so later refusals are free.
+REFUSAL_PENALTY = "refusals"
 
+
+def settled(result: ChallengeResult, challenger: Fighter, challenged: Fighter) -> PreDuelOutcome:
+    """The challenge as the pre-duel capability reports it: its sentence and penalty in
+    plain words."""
+    who = challenger.name or "The challenger"
+    them = challenged.name or "The challenged character"
+    if result.outcome == "accepted":
+        sentence = f"{them} accepts the challenge: the duel is fought"
+    elif result.outcome == "forced":
+        value = "?" if result.roll is None else result.roll.value
+        sentence = (
+            f"{them} refuses, but {who} forces the duel on a {value} (units in contact)"
+        )
+    else:
+        sentence = f"{them} refuses the challenge: no duel"
+    penalties = (
+        (Penalty(REFUSAL_PENALTY, "b", f"{them} loses his leadership for this turn"),)
+        if result.leadership_lost
+        else ()
+    )
+    return PreDuelOutcome(
+        result.outcome, sentence, result.duel, penalties, result.roll, result.log
+    )

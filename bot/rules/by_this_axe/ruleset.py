@@ -11,7 +11,7 @@ from typing import Any
 from bot.rules.base import Ruleset
 from bot.rules.by_this_axe import command_line
 from bot.rules.by_this_axe.allotments import choice_to_allotment
-from bot.rules.by_this_axe.challenge import ChallengeResult, challenge
+from bot.rules.by_this_axe.challenge import REFUSAL_PENALTY, challenge, settled
 from bot.rules.by_this_axe.choices import (
     choice_label,
     legal_moves,
@@ -63,10 +63,13 @@ from bot.rules.dice import DiceSource
 from bot.rules.errors import InvalidRoundInput
 from bot.rules.params import DuelParam, HouseRule, LegacyParam
 from bot.rules.terms import (
+    NOTHING_REMEMBERED,
     SIDES,
     Fighter,
     MoveSpec,
     OutcomeKind,
+    PreDuelInput,
+    PreDuelOutcome,
     PreDuelStep,
     RoundResult,
     SheetField,
@@ -80,6 +83,16 @@ CHALLENGE_STEP = PreDuelStep(
     "A character challenges another within 9 inches; a refusal stands unless, with the "
     "units in contact, the challenger forces the duel on a d6 of 1-3; a leader's first "
     "refusal costs him his leadership for the turn (bot.rules.by_this_axe.challenge).",
+    headline="{a} challenges {b}",
+    summary="accepted, refused, or forced on 1-3",
+    # The keys are the /duel challenge option names since the command began.
+    inputs=(
+        PreDuelInput("accepted", "bool", "accepted", "Did the challenged accept?",
+                     required=True),
+        PreDuelInput("contact", "bool", "units in contact",
+                     "Are both characters' units in contact (a refusal can then be forced)?",
+                     default=False),
+    ),
 )
 
 
@@ -257,19 +270,22 @@ class ByThisAxe(Ruleset):
         b: Fighter,
         inputs: Mapping[str, Any],
         dice: DiceSource,
-    ) -> ChallengeResult:
-        """The challenge: ``a`` challenges ``b``; inputs ``accepted``, ``units_in_contact``,
-        ``leader_first_refusal`` (has ``b`` not refused before in this game)."""
+        *,
+        remembered: Mapping[Side, frozenset[str]] = NOTHING_REMEMBERED,
+    ) -> PreDuelOutcome:
+        """The challenge: ``a`` challenges ``b``; inputs ``accepted`` and ``contact``; a
+        leader's refusal is his first unless ``refusals`` is remembered for ``b``."""
         if step_id != CHALLENGE_STEP.id:
-            return super().run_pre_duel_step(step_id, a, b, inputs, dice)  # type: ignore[no-any-return]
-        return challenge(
+            return super().run_pre_duel_step(step_id, a, b, inputs, dice, remembered=remembered)
+        result = challenge(
             a,
             b,
             bool(inputs.get("accepted")),
-            bool(inputs.get("units_in_contact")),
-            leader_first_refusal=bool(inputs.get("leader_first_refusal", True)),
+            bool(inputs.get("contact")),
+            leader_first_refusal=REFUSAL_PENALTY not in remembered.get("b", frozenset()),
             dice=dice,
         )
+        return settled(result, a, b)
 
     def roll_classes(self, sides: int, purpose: str) -> list[tuple[int, int]]:
         if sides != 6:

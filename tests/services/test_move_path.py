@@ -1,12 +1,13 @@
-"""Group commit of moves (issue 14, bot/services/move_intake.py): moves that arrive together
-share one transaction, each is answered only after that transaction committed, a refusal
-in a batch leaves the other moves of it alone, and a failed commit acknowledges none."""
+"""The one path of a move (issue 25, RoundCommands.submit_move over acceptance.accept):
+moves that arrive together are all stored, each answered only after its transaction
+committed; a refusal among them leaves the others alone; a failed commit acknowledges
+none; a move that completes the round closes it in the same pass, exactly once.
+(These were the group-commit tests of issue 14; they pass against the one path.)"""
 
 from __future__ import annotations
 
 import asyncio
 import re
-import sqlite3
 from typing import Any
 
 import pytest
@@ -15,7 +16,6 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
 from bot.config import DuelSettings
-from bot.db import sqlite_moves
 from bot.db.engine import Database
 from bot.services.container import Services
 from bot.services.errors import InvalidInput, MoveAlreadyLocked, Unavailable
@@ -32,14 +32,12 @@ from tests.services.helpers import (
 )
 
 
-async def test_moves_arriving_together_share_a_commit(
+async def test_moves_arriving_together_are_all_stored(
     services: Services, database: Database
 ) -> None:
     pairs = [(MemberRef(500 + 2 * i, f"A{i}"), MemberRef(501 + 2 * i, f"B{i}")) for i in range(10)]
     await give_stats(services, *(m for pair in pairs for m in pair))
     duel_ids = [await duel_with_round(services, a, b) for a, b in pairs]
-    batcher = services.duels._group_commit()
-    before = batcher.batches
     receipts = await asyncio.gather(
         *(
             services.duels.submit_move(user_id=m.user_id, move="ev", via="dm_button", duel_id=d)
@@ -50,11 +48,9 @@ async def test_moves_arriving_together_share_a_commit(
     assert [r.move for r in receipts] == ["evade"] * 20
     assert {(r.duel_id, r.side) for r in receipts} == {(d, s) for d in duel_ids for s in "ab"}
     assert len(await submissions(database)) == 20
-    assert batcher.batched_moves >= 20
-    assert batcher.batches - before < 20  # some moves shared a transaction
 
 
-async def test_a_refusal_in_a_batch_leaves_the_others(
+async def test_a_refusal_among_concurrent_moves_leaves_the_others(
     services: Services, database: Database
 ) -> None:
     duel_id = await duel_with_round(services)
@@ -83,23 +79,17 @@ async def test_a_failed_commit_acknowledges_no_move(
     services = Services.create(database, DuelSettings())
     await duel_with_round(services)
     real_commit = Connection._commit_impl
-    real_in_thread = sqlite_moves._commit
 
     def failing(self: Connection) -> Any:
         raise OperationalError("COMMIT", {}, Exception("disk I/O error"))
 
-    def failing_in_thread(c: sqlite3.Connection) -> None:  # SQLite: the batch's own COMMIT
-        raise sqlite3.OperationalError("disk I/O error")
-
     monkeypatch.setattr(Connection, "_commit_impl", failing)
-    monkeypatch.setattr(sqlite_moves, "_commit", failing_in_thread)
     results = await asyncio.gather(
         services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text"),
         services.duels.submit_move(user_id=BOB.user_id, move="ev", via="dm_text"),
         return_exceptions=True,
     )
     monkeypatch.setattr(Connection, "_commit_impl", real_commit)
-    monkeypatch.setattr(sqlite_moves, "_commit", real_in_thread)
     assert all(isinstance(r, Unavailable) for r in results), results
     assert await submissions(database) == []
     # and the next moves go through
@@ -107,9 +97,10 @@ async def test_a_failed_commit_acknowledges_no_move(
     assert receipt.move == "evade" and len(await submissions(database)) == 1
 
 
-async def test_both_paths_store_the_same_values(database: Database, db_backend: str) -> None:
-    """A batched move (Core, or on SQLite plain sqlite3) and a step-by-step one (the ORM)
-    store the same kinds of values: the ORM reads both back alike."""
+async def test_every_entry_stores_the_same_values(database: Database, db_backend: str) -> None:
+    """A first move (a DM) and a completing one (a button, which closes the round) store
+    the same kinds of values, stored as SQLAlchemy stores them: the ORM reads both back
+    alike, and SQLite holds naive UTC text with microseconds."""
     services = Services.create(database, DuelSettings())
     step_by_step = Services.create(database, DuelSettings(close_when_all_submitted=True))
     duel_id = await duel_with_round(services)
@@ -130,12 +121,10 @@ async def test_both_paths_store_the_same_values(database: Database, db_backend: 
 
 
 async def test_close_when_all_submitted_closes_once(database: Database) -> None:
-    """With close_when_all_submitted the first move of a round takes the fast path and the
-    move that completes it the step-by-step one, which closes the round exactly once, even
-    when both arrive together."""
+    """With close_when_all_submitted the move that completes a round closes it in its own
+    transaction, exactly once, even when both moves arrive together."""
     services = Services.create(database, DuelSettings(close_when_all_submitted=True))
     duel_id = await duel_with_round(services)
-    batcher = services.duels._group_commit()
     receipts = await asyncio.gather(
         services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text"),
         services.duels.submit_move(
@@ -146,6 +135,6 @@ async def test_close_when_all_submitted_closes_once(database: Database) -> None:
     assert len(closed) == 1 and closed[0].result.choices == Sides(
         "evade", "full_frontal_strike"
     )
-    assert batcher.batched_moves == 1  # the first move; the completing one went step by step
+    assert len(await submissions(database)) == 2
     status = await services.duels.round_status(duel_id, GUILD)
     assert not (status.round_no == 1 and status.is_open)  # round 1 is closed
