@@ -19,18 +19,21 @@ from typing import Any
 import discord
 
 from bot.archive.links import duel_page_url
+from bot.presentation.discord_result import (
+    duel_ref,
+    result_embed,
+    ruleset_name,
+)
 from bot.presentation.discord_text import (
     CONTENT_MAX,
-    FIELD_VALUE_MAX,
-    code,
     fit,
     plain,
     safe,
     timestamp,
     truncate,
 )
-from bot.presentation.views import RoundResultView, round_result_of_post
-from bot.presentation.words import FAIRNESS_HINT, rules_in_force, ruleset_or_none
+from bot.presentation.views import round_result_of_post
+from bot.presentation.words import rules_in_force, ruleset_or_none
 from bot.rules.base import Ruleset
 from bot.services.messages import (
     ChallengePost,
@@ -51,7 +54,6 @@ from bot.services.messages import (
 )
 
 COLOUR_INFO = discord.Colour.blurple()
-COLOUR_RESULT = discord.Colour.gold()
 COLOUR_END = discord.Colour.dark_grey()
 COLOUR_WARN = discord.Colour.orange()
 
@@ -86,46 +88,15 @@ def _mentions(*parties: Party) -> str | None:
     return " ".join(f"<@{p.user_id}>" for p in parties if p.user_id is not None) or None
 
 
-def _duel_ref(duel_id: int | None) -> str:
-    return f"Duel #{duel_id if duel_id is not None else '?'}"
-
-
-def _line_fields(name: str, lines: Sequence[str], max_fields: int = 3) -> list[tuple[str, str]]:
-    """Lines packed into at most ``max_fields`` embed fields (each value <= 1024 characters);
-    lines that do not fit are summarised as "... and N more"."""
-    fields: list[tuple[str, str]] = []
-    chunk: list[str] = []
-    size = 0
-    left_out = 0
-    for index, raw in enumerate(lines):
-        line = truncate(raw, FIELD_VALUE_MAX)
-        extra = len(line) + (1 if chunk else 0)
-        if chunk and size + extra > FIELD_VALUE_MAX:
-            if len(fields) + 1 == max_fields:
-                left_out = len(lines) - index
-                break
-            fields.append((name if not fields else f"{name} (cont.)", "\n".join(chunk)))
-            chunk, size = [], 0
-            extra = len(line)
-        chunk.append(line)
-        size += extra
-    if left_out:
-        note = f"… and {left_out} more (see `/duel history`)"
-        while chunk and size + len(note) + 1 > FIELD_VALUE_MAX:
-            size -= len(chunk.pop()) + 1
-        chunk.append(note)
-    if chunk or not fields:
-        fields.append((name if not fields else f"{name} (cont.)", "\n".join(chunk) or "—"))
-    return fields
-
-
 def _finish(
     content: str | None, embeds: Iterable[discord.Embed], post_id: int | None, behalf: str | None
 ) -> Rendered:
     out = list(embeds)
     for embed in out:
         if post_id is not None:
-            embed.set_footer(text=marker(post_id))
+            # The marker first: a footer cut to Discord's limit never loses it.
+            shown = embed.footer.text
+            embed.set_footer(text=marker(post_id) + (f" · {shown}" if shown else ""))
     if behalf is not None and out:
         # Author names render neither Markdown nor pings; defuse mentions all the same.
         who = discord.utils.escape_mentions(plain(behalf))
@@ -142,9 +113,9 @@ def duel_start(message: DuelStart) -> tuple[str | None, list[discord.Embed]]:
     a, b = _name(message.a), _name(message.b)
     rules = ruleset_or_none(message.ruleset)
     embed = discord.Embed(
-        title=f"{_duel_ref(message.duel_id)}: {a} vs {b}",
+        title=f"{duel_ref(message.duel_id)}: {a} vs {b}",
         description=(
-            f"A duel begins under {_ruleset_name(message.ruleset)}. A commander opens each "
+            f"A duel begins under {ruleset_name(message.ruleset)}. A commander opens each "
             "round; the duellists send "
             "their moves to the bot by DM (or `/move`), and the moves stay secret until the "
             "round closes."
@@ -207,23 +178,15 @@ def round_open(message: RoundOpen) -> tuple[str | None, list[discord.Embed]]:
             "secret until the round closes."
         )
     embed = discord.Embed(
-        title=f"{_duel_ref(message.duel_id)}, round {round_no} is open: {a} vs {b}",
+        title=f"{duel_ref(message.duel_id)}, round {round_no} is open: {a} vs {b}",
         description=f"{when}\n\n{how}",
         colour=COLOUR_INFO,
     )
-    embed.add_field(
-        name="Commitment (SHA-256 of this round's secret seed)",
-        value=code(message.commitment),
-        inline=False,
-    )
+    # In full (the reveal is checked against it), in the footer's small type (issue 26).
+    embed.set_footer(text=f"commitment (SHA-256 of this round's secret seed): {message.commitment}")
     mentions = _mentions(message.a, message.b)
     content = f"{mentions}: round {round_no} of duel #{message.duel_id} is open."
     return (content if mentions else None), [embed]
-
-
-def _ruleset_name(ruleset_id: str) -> str:
-    rules = ruleset_or_none(ruleset_id)
-    return safe(rules.short_name(), 60) if rules is not None else safe(ruleset_id, 40)
 
 
 def round_result(message: RoundResultPost) -> tuple[str | None, list[discord.Embed]]:
@@ -231,76 +194,16 @@ def round_result(message: RoundResultPost) -> tuple[str | None, list[discord.Emb
     return _mentions(message.a, message.b), [result_embed(view)]
 
 
-def _roll_line(view: RoundResultView, index: int, names: Mapping[str, str]) -> str:
-    roll = view.rolls[index]
-    sides = roll.sides
-    zero = " (X ≤ 0 always gives 0)" if isinstance(sides, int) and sides <= 0 else ""
-    who = names.get(roll.for_side, safe(roll.for_side))
-    return (
-        f"{code(roll.label, 60)} DICE{sides} = **{roll.value}**"
-        f"{zero} for {who} ({safe(roll.purpose, 60)})"
-    )
-
-
-def result_embed(view: RoundResultView) -> discord.Embed:
-    """The round result as a Discord embed: the one function of this format for it."""
-    names = {f.side: safe(f.name) for f in (view.a, view.b)}
-    round_no = view.round_no
-    summary = view.outcome_sentence(names["a"], names["b"])
-    description = f"**{summary}.**\nRound {round_no} was {safe(view.closed_how, 200)}."
-    undo = view.follows_undo
-    if undo is not None:
-        by = undo.undone_by
-        description += f"\nThis result follows the undo of round {undo.round_no}" + (
-            f" by <@{by}>" if by is not None else ""
-        )
-        description += f" (reason: {safe(undo.reason, 300)})." if undo.reason else "."
-    embed = discord.Embed(
-        title=f"{_duel_ref(view.duel_id)}, round {round_no}: {names['a']} vs {names['b']}",
-        description=description,
-        colour=COLOUR_RESULT,
-    )
-    move_lines = [f"{f.side.upper()}: {names[f.side]}: **{f.move}**" for f in (view.a, view.b)]
-    embed.add_field(name="Moves (revealed)", value="\n".join(move_lines), inline=False)
-    roll_lines = [_roll_line(view, i, names) for i in range(len(view.rolls))]
-    for name, value in _line_fields("Rolls", roll_lines or ["No dice were rolled."], 2):
-        embed.add_field(name=name, value=value, inline=False)
-    log_lines = [f"• {safe(line, 900)}" for line in view.log]
-    for name, value in _line_fields(
-        f"Adjudication ({_ruleset_name(view.ruleset)})", log_lines or ["—"], 3
-    ):
-        embed.add_field(name=name, value=value, inline=False)
-    if view.house_rules:
-        embed.add_field(name="House rules", value=safe(view.house_rules, 900), inline=False)
-    if view.winner:
-        winner_text = safe(view.winner)
-    elif view.ended:
-        winner_text = "none (the duel is over)"
-    else:
-        winner_text = "none yet (the duel goes on)"
-    embed.add_field(name="Outcome", value=f"{summary} ({code(view.outcome, 40)})", inline=False)
-    embed.add_field(name="Winner", value=winner_text, inline=True)
-    embed.add_field(name="Locked in combat", value="yes" if view.locked else "no", inline=True)
-    embed.add_field(name="Duel", value="over" if view.ended else "goes on", inline=True)
-    embed.add_field(name="Seed (revealed)", value=code(view.seed), inline=False)
-    embed.add_field(
-        name="Commitment (published when the round opened)",
-        value=code(view.commitment),
-        inline=False,
-    )
-    embed.add_field(name="Verify", value=FAIRNESS_HINT, inline=False)
-    return embed
-
-
 def round_undone(message: RoundUndone) -> tuple[str | None, list[discord.Embed]]:
     round_no = message.round_no
-    was = f" (it was {code(message.outcome, 40)})" if message.outcome else ""
+    # The message carries the outcome's id only (no names, no ruleset to word it): no
+    # internal id is shown to people (issue 24); the undone result stays in the history.
     by = message.undone_by
     who = f"<@{by}>" if by is not None else "A commander"
     embed = discord.Embed(
-        title=f"{_duel_ref(message.duel_id)}: round {round_no} undone",
+        title=f"{duel_ref(message.duel_id)}: round {round_no} undone",
         description=(
-            f"{who} voided the result of round {round_no}{was}. The duel is back to "
+            f"{who} voided the result of round {round_no}. The duel is back to "
             "where it stood before that round; the undone result stays in the history, and "
             "the next result says that it follows this undo."
         ),
@@ -321,7 +224,7 @@ def duel_end(message: DuelEnd) -> tuple[str | None, list[discord.Embed]]:
             f"Round {message.cancelled_round} was cancelled unresolved; its moves stay sealed."
         )
     embed = discord.Embed(
-        title=f"{_duel_ref(message.duel_id)} has ended: {a} vs {b}",
+        title=f"{duel_ref(message.duel_id)} has ended: {a} vs {b}",
         description="\n".join(lines),
         colour=COLOUR_END,
     )
@@ -340,15 +243,18 @@ def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
         lines.append(f"Duel #{message.duel_id} begins: a commander opens round 1.")
     roll = message.revealed_roll
     if roll is not None:
-        lines.append(
-            f"Roll `{safe(roll.label, 60)}`: d{safe(roll.sides, 6)} = {safe(roll.value, 6)}; "
-            f"seed `{message.seed}` (commitment `{message.commitment}`)."
-        )
+        lines.append(f"{safe(roll.label, 60)}: d{safe(roll.sides, 6)} = **{safe(roll.value, 6)}**.")
     embed = discord.Embed(
         title=title[:256],
         description="\n".join(lines)[:4000],
         colour=COLOUR_INFO,
     )
+    if roll is not None:
+        # In full: a refused challenge has no duel, so no history or archive page holds it.
+        embed.set_footer(
+            text=f"roll {plain(roll.label, 60)} · seed {message.seed} · commitment "
+            f"{message.commitment}"
+        )
     return None, [embed]
 
 
@@ -360,7 +266,7 @@ def dm_closed(message: DmClosed) -> tuple[str | None, list[discord.Embed]]:
         f"duel #{duel_id} with `/move duel:{duel_id} move:<choice>` (only you see the answer)."
     )
     embed = discord.Embed(
-        title=f"{_duel_ref(duel_id)}: a duellist's DMs are closed",
+        title=f"{duel_ref(duel_id)}: a duellist's DMs are closed",
         description=text,
         colour=COLOUR_WARN,
     )
@@ -427,9 +333,9 @@ def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
         embed = discord.Embed(
             title=f"Duel #{duel_id}, step {round_no}: your choice",
             description=(
-                f"You are duelling **{opponent}**.\n{_deadline_text(message.deadline)}\n\n"
-                f"{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves)} (or put "
-                f"the duel first if you are in several duels: `#{duel_id} ...`). {secrecy}"
+                f"You are duelling **{opponent}**. {_deadline_text(message.deadline)}\n\n"
+                f"{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves)} "
+                f"(`#{duel_id} ...` first if you are in several duels). {secrecy}"
             ),
             colour=COLOUR_INFO,
         )
@@ -438,8 +344,7 @@ def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
     embed = discord.Embed(
         title=f"Duel #{duel_id}, round {round_no}: your move",
         description=(
-            f"You are duelling **{opponent}**. Round {round_no} is open.\n"
-            f"{_deadline_text(message.deadline)}\n\n"
+            f"You are duelling **{opponent}**. {_deadline_text(message.deadline)}\n\n"
             f"{_how_to_move(message.moves)} (for example `{example}`, or "
             f"`#{duel_id} {example}` if you are in several duels). "
             "Your move stays secret until the round closes." + _help_paragraph(message)

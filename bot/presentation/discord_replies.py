@@ -262,7 +262,10 @@ def history_text(history: DuelHistory) -> str:
     lines: list[str] = []
     for r in view.rounds:
         if r.status == "open":
-            lines.append(f"Round {r.number}: open, deadline {deadline_text(r.deadline)}")
+            lines.append(
+                f"Round {r.number}: open, deadline {deadline_text(r.deadline)}\n"
+                f"  commitment `{r.commitment}`"
+            )
         elif r.status == "cancelled":
             lines.append(f"Round {r.number}: cancelled when the duel was ended")
         elif r.result is not None:
@@ -278,7 +281,15 @@ def history_text(history: DuelHistory) -> str:
                 if r.follows_undo_of is None
                 else f" [after the undo of round {r.follows_undo_of}]"
             )
-            lines.append(f"Round {r.number}{undone}{after}: {moves}: {text}")
+            # The seed and commitment in full: a result post shows them shortened.
+            fairness = (f"seed `{result.seed}` · " if result.seed else "") + (
+                f"commitment `{r.commitment}`"
+            )
+            # The round's line is cut, never its fairness line (LINE_MAX for both).
+            said = truncate(
+                f"Round {r.number}{undone}{after}: {moves}: {text}", LINE_MAX - len(fairness) - 3
+            )
+            lines.append(f"{said}\n  {fairness}")
         else:
             lines.append(f"Round {r.number}: {r.status}")
     # Oldest first; when the rounds do not fit, the newest stay and the oldest are counted.

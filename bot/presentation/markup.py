@@ -139,10 +139,18 @@ def _roll(m: Markup, roll: RollLine, names: dict[str, str]) -> str:
 
 
 def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) -> str:
-    """A round's result in a text format, ready to paste: the one layout of every format."""
+    """A round's result in a text format, ready to paste: the one layout of every format.
+    The outcome first (issue 26), then the duellists and their moves, the rolls and the
+    rule-cited log; the ruleset's own facts (``view.facts``) and the fairness data in full
+    close it."""
     names = {f.side: m.escape(f.name) for f in (view.a, view.b)}
     head = _heading(names["a"], names["b"], view.duel_id, view.round_no)
-    lines = [f"{m.bold(head)} ({ruleset_title(view.ruleset)})", ""]
+    sentence = view.outcome_sentence(names["a"], names["b"])
+    lines = [
+        f"{m.bold(head)} ({ruleset_title(view.ruleset)})",
+        "",
+        m.bold(f"Outcome: {sentence}"),
+    ]
     duellists = [
         f"{m.bold(f'{f.side.upper()}: {names[f.side]}')}: "
         f"{m.escape(', '.join(f'{label} {value}' for label, value in f.summary))}; "
@@ -156,12 +164,10 @@ def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) 
     lines += m.bullets([_roll(m, r, names) for r in view.rolls] or ["no dice were rolled"])
     lines += ["", m.bold("Adjudication")]
     lines += m.bullets(m.escape(line) for line in view.log)
-    sentence = view.outcome_sentence(names["a"], names["b"])
     lines += [
         "",
-        f"{m.bold(f'Outcome: {sentence}')} ({m.code(view.outcome)})",
         m.detail(f"Winner: {m.escape(view.winner) if view.winner is not None else 'none'}"),
-        m.detail(f"Locked in combat: {'yes' if view.locked else 'no'}"),
+        *(m.detail(f"{m.escape(label)}: {m.escape(value)}") for label, value in view.facts),
     ]
     if view.seed is not None:
         lines.append(m.detail(f"Seed (revealed): {m.code(view.seed)}"))

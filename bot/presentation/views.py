@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import msgspec
+
 from bot.presentation.words import (
     CLOSE_REASONS,
     house_rules_text,
@@ -94,6 +96,9 @@ class RoundResultView:
     closed_how: str | None = None
     follows_undo: UndoNote | None = None
     ended: bool = False
+    #: The ruleset's own (label, value) facts of the result (``Ruleset.result_facts``):
+    #: renderers show these, and name no ruleset's fields themselves.
+    facts: tuple[tuple[str, str], ...] = ()
 
     def fighter(self, side: str) -> FighterLine:
         return self.a if side == "a" else self.b
@@ -149,6 +154,9 @@ def round_result_view(
         locked=result.locked,
         seed=seed,
         commitment=commitment,
+        # The ruleset reads its facts from the public result as plain data (its contract):
+        # the codec's builtins of the published round.
+        facts=tuple(rules.result_facts(msgspec.to_builtins(result))) if rules is not None else (),
     )
 
 

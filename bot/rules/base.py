@@ -79,6 +79,7 @@ class Ruleset(ABC):
     ``describe_outcome(result)``  one sentence for a result post                  generic
     ``outcome_kind(o, w, side)``  win/loss/draw/retreat of a side (the ladder)    winner
     ``fighter_summary(side)``     (label, value) pairs for cards and exports      sheet
+    ``result_facts(result)``      (label, value) facts a result post shows        ()
     ``house_rules()``             per-duel options with defaults                  ()
     ``parse_house_rules(params)`` validated house-rule values                     base
     ``readjudicate(...)``         re-run a stored round (adjudicate, verify)      base
@@ -237,6 +238,12 @@ class Ruleset(ABC):
             text = ", ".join(str(v) for v in value) if isinstance(value, list | tuple) else value
             shown.append((field.name, str(text)))
         return shown
+
+    def result_facts(self, result: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """(label, value) facts of a public result (its stored ``to_dict()``) that a result
+        post shows under the moves, plain text: what this ruleset alone tracks (rule 2.14:
+        whether the duellists are locked in combat). The default shows none."""
+        return []
 
     # -- house rules (per-duel options where the seed allows several readings) --------------
 

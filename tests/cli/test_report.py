@@ -42,7 +42,7 @@ def test_markdown_shows_everything() -> None:
         "**B: Bob**: STR 2, AGI 5; move: **no move**",
         "`duel:4:round:2:roll:0`: DICE3 = 2 for Alice (Full Frontal Strike)",
         "2.14.1 Rounds: Bob sent no move by the close",
-        "**Outcome: Alice wins the duel** (`a_wins`)",
+        "**Outcome: Alice wins the duel**",
         "Winner: Alice",
         "Locked in combat: no",
         "`SEED`",

@@ -16,6 +16,7 @@ from sqlalchemy import select
 from bot.config import LimitSettings
 from bot.db.engine import Database
 from bot.db.models import Duel
+from bot.presentation.discord_result import short_hex
 from bot.rules.dice import derive_roll
 from bot.rules.foeq.tables import RULESET_ID as FOEQ
 from tests.discord.harness import World, running_world
@@ -126,10 +127,10 @@ async def test_a_whole_foeq_duel_through_discord(
             text = all_text(post)
             assert "for your eyes only" not in text and "Your secret choices" not in text
             assert "current Style:" not in text
-            if final.seed not in text:
+            if short_hex(final.seed) not in text:
                 assert "death" not in text.lower(), text  # Bob's true stake stays secret
         last_post = all_text(posts[-1])
-        assert final.seed in last_post and "dishonourable" in last_post
+        assert short_hex(final.seed) in last_post and "dishonourable" in last_post
 
         # Stored and exported; every roll re-derives from its round's revealed seed.
         exported = await w.slash(w.commander, "duel", "export", duel=duel_id, format="json")

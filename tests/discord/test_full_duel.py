@@ -10,6 +10,7 @@ import pytest
 
 from bot.config import LimitSettings
 from bot.db.engine import Database
+from bot.presentation.discord_result import short_hex
 from bot.rules.dice import commitment as commit_of
 from bot.rules.dice import derive_roll
 from tests.discord.harness import World, running_world
@@ -100,7 +101,11 @@ async def test_whole_duel_end_to_end(
         assert "Evade" in result_post and "Full Frontal Strike" in result_post
         history = await w.services.duels.history(duel_id)
         record = history.rounds[0]
-        assert record.seed is not None and record.seed in result_post
+        # The post shows the seed and commitment shortened; /duel history in full.
+        assert record.seed is not None and short_hex(record.seed) in result_post
+        assert short_hex(record.commitment) in result_post
+        listed = await w.slash(w.commander, "duel", "history", duel=duel_id)
+        assert record.seed in listed.content and record.commitment in listed.content
         assert commit_of(record.seed) == record.commitment
         assert record.result is not None
         for roll in record.result.rolls:

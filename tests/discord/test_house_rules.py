@@ -87,7 +87,7 @@ async def test_by_this_axe_house_rules_on_card_results_and_exports(
         await w.slash(w.commander, "round", "close", duel=duel_id)
         posts = await fake.wait_for_messages(w.channel_id, 3, timeout=15)
         result = all_text(posts[-1])
-        assert "House rules" in result and "flight=after-blows" in result, result
+        assert "house rules: " in result and "flight=after-blows" in result, result
         history = await w.services.duels.history(duel_id)
         assert history.rounds[0].result is not None
         assert (history.rounds[0].result.options.house_rules or {})["forfeit"] == "attack-first"
@@ -126,7 +126,7 @@ async def test_foeq_house_rules_whole_duel_and_exports(
         assert status == "ended"
         history = await w.services.duels.history(duel_id)
         posts = await fake.wait_for_messages(w.channel_id, 1 + 2 * len(history.rounds), 15)
-        results = [all_text(p) for p in posts if "Seed (revealed)" in all_text(p)]
+        results = [all_text(p) for p in posts if "Adjudication (" in all_text(p)]
         assert len(results) == len(history.rounds)
         assert all("shot-tie=public-stakes" in text for text in results)
         files = await exports(w, duel_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.presentation.discord_posts import result_embed
+from bot.presentation.discord_result import result_embed
 from bot.presentation.discord_text import safe
 from bot.presentation.markup import BBCODE, MARKDOWN, round_result
 from bot.presentation.views import round_result_view
@@ -30,8 +30,8 @@ def test_the_labels_the_close_stored_are_the_ones_shown_in_every_format() -> Non
     view = round_result_view(stored, seed="s" * 64, commitment="c" * 64, duel_id=3, round_no=1)
     assert (view.a.move, view.b.move) == ("Stored Label A", "Stored Label B")
     embed = result_embed(view)
-    moves = next(f.value for f in embed.fields if f.name == "Moves (revealed)")
-    assert "**Stored Label A**" in moves and "**Stored Label B**" in moves
+    moves = (embed.description or "").split("\n")[1:3]  # under the outcome's sentence
+    assert "**Stored Label A**" in moves[0] and "**Stored Label B**" in moves[1]
     assert "**Stored Label A**" in round_result(view, MARKDOWN)
     assert "[b]Stored Label B[/b]" in round_result(view, BBCODE)
 

@@ -163,7 +163,7 @@ async def test_a_fourth_ruleset_registered_by_a_test_plays_exports_and_verifies(
         assert history.rounds[1].result is not None
         assert len(history.rounds[1].result.rolls) == 2
         posts = await fake.wait_for_messages(w.channel_id, 1 + 2 * round_no, timeout=15)
-        results = [all_text(p) for p in posts if "Seed (revealed)" in all_text(p)]
+        results = [all_text(p) for p in posts if "Adjudication (" in all_text(p)]
         assert len(results) == round_no
         assert "ann scores a touch" in results[0] and "touches=2" in results[0], results[0]
         assert "wins the bout" in results[-1], results[-1]

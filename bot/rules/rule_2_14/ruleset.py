@@ -144,6 +144,10 @@ class Rule214(Ruleset):
             return "retreat"
         return super().outcome_kind(outcome, winner, side)
 
+    def result_facts(self, result: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """Whether the duellists are locked in combat after the round (2.14 Locked)."""
+        return [("Locked in combat", "yes" if result.get("locked") else "no")]
+
     def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
         """STR and AGI (what cards and exports show)."""
         return [
