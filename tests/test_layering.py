@@ -129,6 +129,7 @@ PRESENTATION_ALLOWED = (
     "bot.services.views",
     "bot.services.ladder_views",
     "bot.services.messages",
+    "bot.services.published",
     "bot.archive.links",
 )
 PRESENTATION_DISCORD_MODULES = "discord_"
@@ -189,6 +190,13 @@ def test_the_exports_are_pure() -> None:
                 " imports bot.services.views",
                 " imports bot.services.views.DuelHistory",
                 " imports bot.services.views.RoundRecord",
+                # The published round (issue 25): plain typed data, exported as it is.
+                " imports bot.services.published",
+                " imports bot.services.published.PublishedRound",
+                " imports bot.services.published.Side",
+                " imports bot.services.published.Sides",
+                " imports bot.services.published.published_of",
+                " imports bot.services.published.json_object",
             )
         )
     ]

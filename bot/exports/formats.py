@@ -4,11 +4,10 @@ bot/presentation/markup.py; the JSON document is bot/exports/document.py's."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from bot.archive.page import render_duel_page
-from bot.exports.document import duel_document
+from bot.exports.document import document_json, duel_document
 from bot.presentation.markup import MARKUPS, duel_export
 from bot.presentation.views import history_view
 from bot.services.views import DuelHistory
@@ -25,7 +24,7 @@ def export_duel(history: DuelHistory, fmt: str) -> str:
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "json":
-        return json.dumps(duel_json(history), indent=2, ensure_ascii=False) + "\n"
+        return document_json(history)
     return duel_export(history_view(history), MARKUPS[fmt])
 
 

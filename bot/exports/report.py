@@ -9,8 +9,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.presentation.markup import BBCODE, MARKDOWN, Markup, round_result
-from bot.presentation.views import round_result_view, winner_name
+from bot.presentation.views import round_result_view
 from bot.rules.base import RoundResult
+from bot.services.published import PublishedRound, published_of
+
+#: A result as the command line has it: fresh from a ruleset, published, or stored JSON.
+AnyResult = PublishedRound | RoundResult | Mapping[str, Any]
 
 __all__ = [
     "adjudication_dict",
@@ -21,30 +25,34 @@ __all__ = [
     "winner_name",
 ]
 
+
+def winner_name(result: AnyResult) -> str | None:
+    """The winner's name (as given in the duel state), or None."""
+    return published_of(result).winner_name
+
+
 escape_markdown = MARKDOWN.escape
 escape_bbcode = BBCODE.escape
 
 
-def adjudication_dict(
-    result: RoundResult | Mapping[str, Any], *, seed: str, commitment: str
-) -> dict[str, Any]:
+def adjudication_dict(result: AnyResult, *, seed: str, commitment: str) -> dict[str, Any]:
     """The published record of a round: exactly the `duelbot adjudicate --json` shape."""
-    data = result.to_dict() if isinstance(result, RoundResult) else result
+    published = published_of(result)
     return {
-        "outcome": data["outcome"],
-        "winner": winner_name(data),
-        "locked": bool(data["locked"]),
+        "outcome": published.outcome,
+        "winner": published.winner_name,
+        "locked": published.locked,
         "rolls": [
             {
-                "label": r["label"],
-                "sides": r["sides"],
-                "value": r["value"],
-                "for": r["for"],
-                "purpose": r["purpose"],
+                "label": r.label,
+                "sides": r.sides,
+                "value": r.value,
+                "for": r.for_side,
+                "purpose": r.purpose,
             }
-            for r in data["rolls"]
+            for r in published.rolls
         ],
-        "log": [str(line) for line in data["log"]],
+        "log": list(published.log),
         "seed": seed,
         "commitment": commitment,
     }
@@ -52,7 +60,7 @@ def adjudication_dict(
 
 def _render(
     markup: Markup,
-    result: RoundResult | Mapping[str, Any],
+    result: AnyResult,
     *,
     seed: str | None = None,
     commitment: str | None = None,
@@ -61,16 +69,16 @@ def _render(
     verify_hint: bool = True,
 ) -> str:
     view = round_result_view(
-        result, seed=seed, commitment=commitment, duel_id=duel_id, round_no=round_no
+        published_of(result), seed=seed, commitment=commitment, duel_id=duel_id, round_no=round_no
     )
     return round_result(view, markup, verify_hint=verify_hint)
 
 
-def render_round_markdown(result: RoundResult | Mapping[str, Any], **where: Any) -> str:
+def render_round_markdown(result: AnyResult, **where: Any) -> str:
     """A round's result as a Markdown post, ready to paste (Discord, forums, GitHub)."""
     return _render(MARKDOWN, result, **where)
 
 
-def render_round_bbcode(result: RoundResult | Mapping[str, Any], **where: Any) -> str:
+def render_round_bbcode(result: AnyResult, **where: Any) -> str:
     """A round's result as a BBCode forum post."""
     return _render(BBCODE, result, **where)

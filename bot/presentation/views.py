@@ -1,8 +1,9 @@
 """Typed views of what the bot shows, each built once from stored data; every renderer
 (Discord embeds and replies, Markdown, BBCode) reads these and nothing else of a result.
 
-- a round result: ``RoundResultView`` from a stored result (the close stored its public
-  part, the labels of both choices and the rules it used); ``round_result_of_post`` adds
+- a round result: ``RoundResultView`` from the published round (bot/services/published.py:
+  the close built it once, typed: the public result, names, labels, summaries, the rules it
+  used); ``round_result_of_post`` adds
   what the round-result post carries (how it closed, the undo it follows, whether it ended
   the duel);
 - a duel's history: ``HistoryView`` (every round, sealed ones without result);
@@ -17,16 +18,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import msgspec
+
 from bot.presentation.words import (
     CLOSE_REASONS,
     house_rules_text,
-    move_label,
     outcome_text,
     purpose_label,
     ruleset_or_none,
-    side_name,
 )
-from bot.rules.base import SIDES, RoundResult
 from bot.services.messages import (
     DuelEnd,
     DuelStart,
@@ -36,6 +36,7 @@ from bot.services.messages import (
     RoundResultPost,
     RoundUndone,
 )
+from bot.services.published import PublishedRound
 from bot.services.views import DuelHistory, DuelView, RoundRecord
 
 DuelCard = DuelStart
@@ -61,8 +62,8 @@ class FighterLine:
 @dataclass(frozen=True, slots=True)
 class RollLine:
     label: str
-    sides: Any
-    value: Any
+    sides: int
+    value: int
     for_side: str
     purpose: str  # its label ("Full Frontal Strike")
 
@@ -107,27 +108,8 @@ class RoundResultView:
         return outcome_text(self.outcome, a_name, b_name, self.ruleset)
 
 
-def _stored(result: RoundResult | Mapping[str, Any]) -> Mapping[str, Any]:
-    return result.to_dict() if isinstance(result, RoundResult) else result
-
-
-def winner_name(result: RoundResult | Mapping[str, Any]) -> str | None:
-    """The winner's name (as given in the duel state), or None."""
-    data = _stored(result)
-    winner = data.get("winner")
-    if winner not in SIDES:
-        return None
-    # A result stored without its state (older rows, hand-made payloads) has no name to give.
-    state = data.get("state")
-    entry = state.get(winner) if isinstance(state, Mapping) else None
-    if not isinstance(entry, Mapping):
-        return None
-    name = entry.get("name", "")
-    return name if isinstance(name, str) else str(name)
-
-
 def round_result_view(
-    result: RoundResult | Mapping[str, Any],
+    result: PublishedRound,
     *,
     seed: str | None = None,
     commitment: str | None = None,
@@ -135,62 +117,46 @@ def round_result_view(
     round_no: int | None = None,
     user_ids: Mapping[str, int | None] | None = None,
 ) -> RoundResultView:
-    """A stored (or just adjudicated) round result as one view. The choice labels are the
-    ones the close stored; only a result from before they were stored (or one fresh from
-    `duelbot adjudicate`) has them worked out from its choices."""
-    data = _stored(result)
-    ruleset = str(data.get("ruleset") or "")
-    rules = ruleset_or_none(ruleset)
-    state = data.get("state")
-    state = state if isinstance(state, Mapping) else {}
-    choices = data.get("choices")
-    choices = choices if isinstance(choices, Mapping) else {}
-    stored_labels = data.get("labels")
-    labels = stored_labels if isinstance(stored_labels, Mapping) else None
-    fighters = []
-    for side in SIDES:
-        entry = state.get(side)
-        entry = entry if isinstance(entry, Mapping) else {}
-        label = labels.get(side) if labels is not None else None
-        fighters.append(
-            FighterLine(
-                side=side,
-                name=side_name(state, side),
-                user_id=(user_ids or {}).get(side),
-                summary=tuple(rules.fighter_summary(entry)) if rules is not None else (),
-                move=str(label) if label is not None else move_label(ruleset, choices.get(side)),
-            )
-        )
-    raw_rolls = data.get("rolls")
-    rolls = tuple(
-        RollLine(
-            label=str(roll.get("label", "?")),
-            sides=roll.get("sides", "?"),
-            value=roll.get("value", "?"),
-            for_side=str(roll.get("for")),
-            purpose=purpose_label(str(roll.get("purpose", "?"))),
-        )
-        for roll in (raw_rolls if isinstance(raw_rolls, list) else [])
-        if isinstance(roll, Mapping)
-    )
-    raw_log = data.get("log")
-    options = data.get("options")
-    recorded = options.get("house_rules") if isinstance(options, Mapping) else None
+    """A published round as one view: its typed fields as the close made them (names,
+    labels), never worked out again (bot/services/published.py); each duellist's summary is
+    their ruleset's reading of the state after the round. Fields are read, not asked for:
+    building the view calls into no other layer but the ruleset (tests/discord/
+    test_move_trace.py counts the crossings)."""
+    rules = ruleset_or_none(result.ruleset)
+    ids = user_ids or {}
+    names, labels, state = result.names, result.labels, result.state
+
+    def fighter(side: str, name: str, move: str) -> FighterLine:
+        summary = rules.fighter_summary(state[side]) if rules is not None else ()
+        return FighterLine(side, name, ids.get(side), tuple(summary), move)
+
+    recorded = result.options.house_rules
     return RoundResultView(
-        ruleset=ruleset,
+        ruleset=result.ruleset,
         duel_id=duel_id,
         round_no=round_no,
-        a=fighters[0],
-        b=fighters[1],
-        outcome=str(data.get("outcome") or "?"),
-        rolls=rolls,
-        log=tuple(str(line) for line in (raw_log if isinstance(raw_log, list) else [])),
-        house_rules=house_rules_text(ruleset, recorded) if recorded else None,
-        winner=winner_name(data),
-        locked=bool(data.get("locked")),
+        a=fighter("a", names.a, labels.a),
+        b=fighter("b", names.b, labels.b),
+        outcome=result.outcome,
+        rolls=tuple(
+            RollLine(
+                label=roll.label,
+                sides=roll.sides,
+                value=roll.value,
+                for_side=roll.for_side,
+                purpose=purpose_label(roll.purpose),
+            )
+            for roll in result.rolls
+        ),
+        log=result.log,
+        house_rules=house_rules_text(result.ruleset, recorded) if recorded else None,
+        winner=None if result.winner is None else (names.a if result.winner == "a" else names.b),
+        locked=result.locked,
         seed=seed,
         commitment=commitment,
-        facts=tuple(rules.result_facts(data)) if rules is not None else (),
+        # The ruleset reads its facts from the public result as plain data (its contract):
+        # the codec's builtins of the published round.
+        facts=tuple(rules.result_facts(msgspec.to_builtins(result))) if rules is not None else (),
     )
 
 
@@ -238,7 +204,6 @@ class HistoryView:
 
 
 def _row(duel: DuelView, r: RoundRecord) -> RoundRow:
-    follows = (r.result or {}).get("follows_undo_of")
     return RoundRow(
         number=r.number,
         status=r.status,
@@ -246,7 +211,7 @@ def _row(duel: DuelView, r: RoundRecord) -> RoundRow:
         commitment=r.commitment,
         undone_by=r.undone_by,
         undo_reason=r.undo_reason,
-        follows_undo_of=None if follows is None else int(follows),
+        follows_undo_of=None if r.result is None else r.result.follows_undo_of,
         result=None
         if r.result is None
         else round_result_view(

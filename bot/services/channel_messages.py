@@ -14,6 +14,7 @@ from bot.services.message_format import (
     Party,
     iso_or_none,
 )
+from bot.services.published import PublishedRound, read_published
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +106,8 @@ class FollowsUndo:
 
 @dataclass(frozen=True, slots=True)
 class RoundResultPost(OutboxMessage):
-    """A closed round. ``result`` is the round's stored result as the close wrote it (the
-    ruleset's RoundResult with the labels of the moves): the presentation reads it, and works
-    nothing out again."""
+    """A closed round. ``result`` is the published round the close built and stored (typed,
+    bot/services/published.py): the presentation reads it, and works nothing out again."""
 
     KIND: ClassVar[str] = "round_result"
     duel_id: int
@@ -115,7 +115,7 @@ class RoundResultPost(OutboxMessage):
     round_no: int
     a: Party
     b: Party
-    result: dict[str, Any]
+    result: PublishedRound
     winner_name: str | None
     seed: str
     commitment: str
@@ -132,7 +132,7 @@ class RoundResultPost(OutboxMessage):
             "round_no": self.round_no,
             "a": self.a.to_json(),
             "b": self.b.to_json(),
-            "result": self.result,
+            "result": self.result.to_json(),
             "winner_name": self.winner_name,
             "seed": self.seed,
             "commitment": self.commitment,
@@ -150,10 +150,12 @@ class RoundResultPost(OutboxMessage):
 
     @classmethod
     def read(cls, f: Fields) -> RoundResultPost:
-        result = f.mapping("result", {})
+        # The published round's own version says how it is read (rows from before it was
+        # typed carry version 1, a plain dict); PublishedFormatError is a ValueError.
+        result = read_published(f.mapping("result", {}))
         follows = f.opt_mapping("follows_undo")
-        if follows is None and not f.strict and result.get("follows_undo_of") is not None:
-            follows = {"round_no": result["follows_undo_of"]}
+        if follows is None and not f.strict and result.follows_undo_of is not None:
+            follows = {"round_no": result.follows_undo_of}
         undo = None
         if follows is not None:
             u = Fields(f"{f.kind}.follows_undo", follows, strict=f.strict)
@@ -172,7 +174,7 @@ class RoundResultPost(OutboxMessage):
             f.text("commitment", "?"),
             f.opt_integer("closed_by"),
             f.text("reason", "closed"),
-            f.flag("ended", bool(result.get("ended"))),
+            f.flag("ended", result.ended),
             undo,
         )
 

@@ -25,6 +25,7 @@ from bot.rules.errors import RulesError
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats
+from bot.services.published import read_published
 from bot.services.scope import DuelScope
 from bot.services.views import (
     DuellistView,
@@ -119,7 +120,7 @@ def round_record(rnd: Round, **export_fields: Any) -> RoundRecord:
         closed_at=rnd.closed_at,
         close_reason=rnd.close_reason,
         outcome=rnd.outcome,
-        result=None if sealed else rnd.result,
+        result=None if sealed or rnd.result is None else read_published(rnd.result),
         seed=None if sealed else rnd.seed,
         undone_by=rnd.undone_by,
         undone_at=rnd.undone_at,

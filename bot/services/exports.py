@@ -25,6 +25,7 @@ from bot.services.duel_support import (
     round_record,
     ruleset_of,
 )
+from bot.services.published import read_published
 from bot.services.scope import DuelScope
 from bot.services.unit import transaction
 from bot.services.views import DuelHistory, RoundRecord
@@ -105,7 +106,7 @@ class ExportService:
         state_before = before if revealed else rules.public_state(before)
         if state_before != before:
             withheld.append(WITHHELD_STATE)
-        result = None if sealed else r.result
+        result = None if sealed or r.result is None else read_published(r.result)
         choices: dict[str, str | None] | None = None
         if sealed:
             withheld += [WITHHELD_SEED, "choices.a", "choices.b", WITHHELD_RESULT]
@@ -113,16 +114,15 @@ class ExportService:
             # A cancelled round never resolved: its moves stay sealed for good.
             withheld += ["choices.a", "choices.b"]
         else:
-            shown = result.get("choices") or {}
             choices = {}
             for side in ("a", "b"):
                 move = submitted.get(side)
-                if revealed or move is None or shown.get(side) == move:
+                if revealed or move is None or result.choices.of(side) == move:
                     choices[side] = move
                 else:
                     choices[side] = None
                     withheld.append(f"choices.{side}")
-        in_force = (result or {}).get("options") or duel_options
+        in_force = (result.options.as_mapping() if result is not None else None) or duel_options
         return round_record(
             r,
             state_before=state_before,

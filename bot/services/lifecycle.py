@@ -32,6 +32,7 @@ from bot.services.duel_support import (
 from bot.services.errors import InvalidInput, StateConflict
 from bot.services.messages import DuelEnd, DuelStart, Party
 from bot.services.profiles import clean_name
+from bot.services.published import read_published
 from bot.services.settings import load_settings_row
 from bot.services.unit import transaction
 from bot.services.views import DuelView, MemberRef
@@ -232,7 +233,7 @@ async def _refuse_end_after_undone_result(session: AsyncSession, duel: Duel) -> 
     so it is refused; the re-played round (closed by a commander or its deadline) ends it,
     and the ladder counts that result."""
     for rnd in await queries.undone_rounds(session, duel.id):
-        if isinstance(rnd.result, dict) and rnd.result.get("ended"):
+        if rnd.result is not None and read_published(rnd.result).ended:
             raise StateConflict(
                 f"Duel #{duel.id} was decided in round {rnd.number}, whose result was undone: "
                 "a decided duel can only end with a result, so that the ladder keeps a rated "

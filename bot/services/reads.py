@@ -20,6 +20,7 @@ from bot.services.duel_support import (
     side_of,
 )
 from bot.services.errors import InvalidInput, NextStep, NotFound, StateConflict
+from bot.services.published import read_published
 from bot.services.scope import DuelScope
 from bot.services.unit import transaction
 from bot.services.views import (
@@ -188,29 +189,27 @@ class DuelReads(DuelUseCases):
                     duel_id=duel.id,
                     round_no=round_no,
                 )
-            before, result = rnd.state_before, rnd.result
+            before, result = rnd.state_before, read_published(rnd.result)
             return {
                 "input": {
                     "ruleset": duel.ruleset,
                     "a": before["a"],
                     "b": before["b"],
-                    "moves": result.get("choices", {}),
+                    "moves": {"a": result.choices.a, "b": result.choices.b},
                     "locked": bool(before.get("locked", False)),
                     "options": {
                         k: v
-                        for k, v in (result.get("options") or {}).items()
+                        for k, v in result.options.as_mapping().items()
                         if k in ADJUDICATION_OPTIONS
                     },
                     "duel_id": duel.id,
                     "round_no": rnd.number,
                 },
-                "outcome": result["outcome"],
-                "winner": None
-                if result.get("winner") not in ("a", "b")
-                else result["state"][result["winner"]]["name"],
-                "locked": bool(result.get("locked", False)),
-                "rolls": result.get("rolls", []),
-                "log": result.get("log", []),
+                "outcome": result.outcome,
+                "winner": result.winner_name,
+                "locked": result.locked,
+                "rolls": result.to_json()["rolls"],
+                "log": list(result.log),
                 "seed": rnd.seed,
                 "commitment": rnd.commitment,
             }

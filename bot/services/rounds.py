@@ -53,6 +53,7 @@ from bot.services.messages import (
     RoundResultPost,
 )
 from bot.services.profiles import clean_name
+from bot.services.published import publish
 from bot.services.scope import DuelScope
 from bot.services.unit import connection_transaction, transaction
 from bot.services.views import (
@@ -313,28 +314,24 @@ class RoundCommands(DuelUseCases):
             ruleset.make_options(adjudication_settings(rules_in_force)),
         )
         now = utcnow()
-        # While the duel runs, a multi-step ruleset's state holds secrets: the stored and
-        # published result carries only its public part (the full state is duel.state).
-        stored = ruleset.public_result(result.to_dict())
-        # Every outcome-changing rule this duel was fixed with when it started.
-        stored["options"] = dict(rules_in_force)
-        if follows is not None:
-            stored["follows_undo_of"] = follows.number
-        # A secret step's result masks its choices: the labels follow the result, never the
-        # submissions. Posts and exports show these stored labels.
-        stored["labels"] = {
-            s: ruleset.choice_label(
-                choices[s] if result.choices.get(s) == choices[s] else result.choices.get(s)
-            )
-            for s in SIDES
-        }
-        stored["via"] = {s: submissions[s].via for s in submissions}
+        # While the duel runs, a multi-step ruleset's state holds secrets: the published
+        # round carries only the public part of the result (the full state is duel.state),
+        # the rules in force, the labels (which follow the result: a secret step's result
+        # masks its choices) and how each move came in. Built once; posts and exports read it.
+        published = publish(
+            ruleset.public_result(result.to_dict()),
+            ruleset=ruleset,
+            rules_in_force=rules_in_force,
+            submitted=choices,
+            via={s: submissions[s].via for s in submissions},
+            follows_undo_of=None if follows is None else follows.number,
+        )
         rnd.status = "closed"
         rnd.closed_by = actor_id
         rnd.closed_at = now
         rnd.close_reason = reason
         rnd.outcome = result.outcome
-        rnd.result = stored
+        rnd.result = published.to_json()
         duel.state = result.state.to_dict()
         duel.locked = result.locked
         duel.winner = result.winner
@@ -355,9 +352,9 @@ class RoundCommands(DuelUseCases):
                 duel_id=duel.id,
                 guild_id=duel.guild_id,
                 round_no=rnd.number,
-                a=party(duel.a_user_id, stored["state"]["a"]),
-                b=party(duel.b_user_id, stored["state"]["b"]),
-                result=stored,
+                a=party(duel.a_user_id, published.state["a"]),
+                b=party(duel.b_user_id, published.state["b"]),
+                result=published,
                 winner_name=view.winner_name,
                 seed=rnd.seed,
                 commitment=rnd.commitment,
@@ -379,7 +376,7 @@ class RoundCommands(DuelUseCases):
                 continue
             # What only this duellist may learn: a DM to them, never in a channel post, the
             # stored result or the log.
-            opponent = str(stored["state"][other_side(side)]["name"])
+            opponent = published.names.of(other_side(side))
             said = tuple(str(note) for note in notes)
             where = (duel.id, rnd.number, duel.ruleset, side, opponent, view.post_channel_id)
             post_in_duel_channel(
@@ -402,7 +399,7 @@ class RoundCommands(DuelUseCases):
                 deadline = now + (rnd.deadline - rnd.opened_at)
             await self._open(session, duel, on_behalf_of, deadline)
         return RoundClosed(
-            view, rnd.number, result.outcome, stored, rnd.seed, rnd.commitment, actor_id, reason
+            view, rnd.number, result.outcome, published, rnd.seed, rnd.commitment, actor_id, reason
         )
 
 

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from bot.services.messages import OutboxMessage, parse_message
+from bot.services.published import PublishedRound
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ class RoundClosed:
     duel: DuelView
     round_no: int
     outcome: str
-    result: dict[str, Any]
+    result: PublishedRound
     seed: str
     commitment: str
     closed_by: int | None
@@ -170,7 +171,7 @@ class RoundRecord:
     closed_at: datetime | None
     close_reason: str | None
     outcome: str | None
-    result: dict[str, Any] | None
+    result: PublishedRound | None
     seed: str | None  # revealed only once the round is closed (or undone after closing)
     undone_by: int | None
     undone_at: datetime | None

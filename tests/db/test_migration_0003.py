@@ -161,8 +161,8 @@ async def test_upgrade_from_0002_backfills_end_kind_and_fixes_live_rules(
         await services.duels.submit_move(user_id=11, move="evade", via="slash", duel_id=4)
         closed = await services.duels.close_round(duel_id=4, guild_id=GUILD, actor_id=1)
         assert closed.outcome == "a_wins"  # forfeit: Bob sent nothing
-        assert closed.result["options"]["missing_move"] == "forfeit"
-        assert closed.result["options"]["change_of_choice"] is change_of_choice
+        assert closed.result.options.missing_move == "forfeit"
+        assert closed.result.options.change_of_choice is change_of_choice
         assert closed.duel.end_kind == "result"
     finally:
         await db.dispose()

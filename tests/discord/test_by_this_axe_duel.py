@@ -89,13 +89,11 @@ async def test_a_whole_by_this_axe_duel(fake_discord: FakeDiscord, database: Dat
         history = await w.services.duels.history(duel_id)
         for record in history.rounds:
             assert record.seed is not None and record.result is not None
-            for roll in record.result["rolls"]:
-                assert roll["sides"] == 6
-                assert roll["value"] == derive_roll(
-                    bytes.fromhex(record.seed), roll["label"], roll["sides"]
-                )
+            for roll in record.result.rolls:
+                assert roll.sides == 6
+                assert roll.value == derive_roll(bytes.fromhex(record.seed), roll.label, roll.sides)
         last = history.rounds[-1].result
-        assert last is not None and last["outcome"] in ("a_wins", "b_wins", "both_defeated")
+        assert last is not None and last.outcome in ("a_wins", "b_wins", "both_defeated")
         # The final result is posted in the channel with the moves revealed.
         posts = await fake.wait_for_messages(w.channel_id, 1 + 2 * len(history.rounds), timeout=15)
         assert any("Attack 2, Parry 2" in all_text(p) for p in posts)

@@ -108,10 +108,10 @@ async def test_whole_duel_end_to_end(
         assert record.seed in listed.content and record.commitment in listed.content
         assert commit_of(record.seed) == record.commitment
         assert record.result is not None
-        for roll in record.result["rolls"]:
-            expected = derive_roll(bytes.fromhex(record.seed), roll["label"], roll["sides"])
-            assert roll["value"] == expected
-            assert f"DICE{roll['sides']}" in result_post.replace(" ", "")
+        for roll in record.result.rolls:
+            expected = derive_roll(bytes.fromhex(record.seed), roll.label, roll.sides)
+            assert roll.value == expected
+            assert f"DICE{roll.sides}" in result_post.replace(" ", "")
         # Posted on behalf of the commander (webhook with the commander's name, or an embed
         # naming them).
         assert posts[-1].webhook_id is not None or "on behalf of" in result_post.lower()

@@ -90,7 +90,7 @@ async def test_by_this_axe_house_rules_on_card_results_and_exports(
         assert "house rules: " in result and "flight=after-blows" in result, result
         history = await w.services.duels.history(duel_id)
         assert history.rounds[0].result is not None
-        assert history.rounds[0].result["options"]["house_rules"]["forfeit"] == "attack-first"
+        assert (history.rounds[0].result.options.house_rules or {})["forfeit"] == "attack-first"
 
         files = await exports(w, duel_id)
         for fmt in ("markdown", "bbcode"):
@@ -241,9 +241,9 @@ async def test_by_this_axe_victim_chooses_the_forfeited_dice_by_dm(
         step = history.rounds[-1]
         assert step.status == "closed" and step.close_reason == "all_submitted"
         assert step.result is not None
-        log = " ".join(step.result["log"])
+        log = " ".join(step.result.log)
         assert "chosen by" in log and "forfeits 2 attack and 0 parry dice" in log, log
-        assert step.result["outcome"] != "forfeit_choice"
+        assert step.result.outcome != "forfeit_choice"
         assert history.rounds[-2].outcome == "forfeit_choice"
 
 

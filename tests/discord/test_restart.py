@@ -43,7 +43,7 @@ async def test_buttons_and_deadline_survive_a_restart(
         record = history.rounds[0]
         assert record.close_reason == "deadline"
         assert record.result is not None
-        assert record.result["choices"] == {"a": "evade", "b": None}
+        assert (record.result.choices.a, record.result.choices.b) == ("evade", None)
         for _ in range(50):
             results = [
                 m for m in fake.messages_in(w2.channel_id) if "Evade" in str(m.embeds) + m.content

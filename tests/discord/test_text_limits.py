@@ -21,6 +21,7 @@ from bot.presentation.discord_replies import (
     open_rounds_text,
 )
 from bot.services.messages import MoveChoice
+from bot.services.published import read_published
 from bot.services.views import (
     DuelHistory,
     DuellistView,
@@ -70,7 +71,7 @@ def closed_round(number: int) -> RoundRecord:
         closed_at=WHEN,
         close_reason="all moves in",
         outcome="a_wins",
-        result={"choices": {"a": "evade", "b": "ffs"}},
+        result=read_published({"choices": {"a": "evade", "b": "ffs"}}),
         seed="00",
         undone_by=None,
         undone_at=None,

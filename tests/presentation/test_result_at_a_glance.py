@@ -20,6 +20,7 @@ from bot.rules.registry import get as get_ruleset
 from bot.rules.rule_2_14.ruleset import RULE_2_14
 from bot.rules.rule_2_14.state import Duellist, DuelState, Options
 from bot.services.messages import Party, RoundResultPost
+from bot.services.published import read_published
 from bot.standin.limits import FormErrors, check_embeds
 
 SEED = "5e" * 32
@@ -53,8 +54,9 @@ def _text(embed: Any) -> str:
 
 
 def test_the_outcome_then_each_move_with_its_dice_come_first() -> None:
-    view = round_result_view(_rule_2_14(), seed=SEED, commitment=COMMITMENT, duel_id=4,
-                             round_no=2)
+    view = round_result_view(
+        read_published(_rule_2_14()), seed=SEED, commitment=COMMITMENT, duel_id=4, round_no=2
+    )
     embed = result_embed(view)
     lines = (embed.description or "").split("\n")
     assert lines[0] == "**No effect; the duel goes on.**"
@@ -70,19 +72,20 @@ def test_the_outcome_then_each_move_with_its_dice_come_first() -> None:
 
 
 def test_only_rule_2_14_says_locked_in_combat() -> None:
-    bta = round_result_view(_by_this_axe(), seed=SEED, commitment=COMMITMENT)
+    bta = round_result_view(read_published(_by_this_axe()), seed=SEED, commitment=COMMITMENT)
     assert bta.facts == ()
     assert "Locked in combat" not in _text(result_embed(bta))
     assert "Locked in combat" not in round_result(bta, MARKDOWN)
-    rule = round_result_view(_rule_2_14())
+    rule = round_result_view(read_published(_rule_2_14()))
     assert rule.facts == (("Locked in combat", "no"),)
     assert "Locked in combat: no" in round_result(rule, MARKDOWN)
 
 
 def test_no_internal_outcome_id_reaches_the_text() -> None:
     for stored in (_rule_2_14(), _by_this_axe()):
-        view = round_result_view(stored, seed=SEED, commitment=COMMITMENT, duel_id=1,
-                                 round_no=1)
+        view = round_result_view(
+            read_published(stored), seed=SEED, commitment=COMMITMENT, duel_id=1, round_no=1
+        )
         for text in (_text(result_embed(view)), round_result(view, MARKDOWN),
                      round_result(view, BBCODE)):
             assert stored["outcome"] not in text, (stored["outcome"], text)
@@ -90,7 +93,7 @@ def test_no_internal_outcome_id_reaches_the_text() -> None:
 
 def test_a_by_this_axe_log_cites_each_clause_once_per_run_of_lines() -> None:
     stored = _by_this_axe()
-    view = round_result_view(stored, seed=SEED, commitment=COMMITMENT)
+    view = round_result_view(read_published(stored), seed=SEED, commitment=COMMITMENT)
     embed = result_embed(view)
     log = "\n".join(f.value or "" for f in embed.fields)
     assert [f.name for f in embed.fields] == ["Adjudication (By This Axe)"]
@@ -108,7 +111,7 @@ def test_the_post_fits_discord_and_links_to_the_archive_page() -> None:
     stored = _by_this_axe()
     post = RoundResultPost(
         duel_id=9, round_no=1, guild_id=77, a=Party(1, "Ann"), b=Party(2, "Bob"),
-        result=stored, seed=SEED, commitment=COMMITMENT, reason="commander",
+        result=read_published(stored), seed=SEED, commitment=COMMITMENT, reason="commander",
         winner_name="Ann", ended=True, closed_by=5,
     )
     rendered = render_message(post, post_id=31, archive_base_url="https://duels.example/")

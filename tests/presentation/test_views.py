@@ -12,14 +12,17 @@ from bot.presentation.views import round_result_view
 from bot.rules.dice import ScriptedDice
 from bot.rules.rule_2_14.ruleset import RULE_2_14
 from bot.rules.rule_2_14.state import Duellist, DuelState, Options
+from bot.services.published import PublishedRound, read_published
 
 
-def _stored(**extra: Any) -> dict[str, Any]:
+def _stored(**extra: Any) -> PublishedRound:
+    """A result as a row stored before the published round was typed (version 1: a plain
+    dict), read back as every reader reads it."""
     state = DuelState(Duellist("Ann", 8, 3), Duellist("B*b [x](y)", 2, 5))
     result = RULE_2_14.resolve(
         state, {"a": "full_frontal_strike", "b": None}, ScriptedDice([2], 4, 2), Options()
     )
-    return {**result.to_dict(), **extra}
+    return read_published({**result.to_dict(), **extra})
 
 
 def test_the_labels_the_close_stored_are_the_ones_shown_in_every_format() -> None:

@@ -160,7 +160,8 @@ async def test_a_fourth_ruleset_registered_by_a_test_plays_exports_and_verifies(
 
         history = await w.services.duels.history(duel_id)
         assert len(history.rounds) == round_no
-        assert len(history.rounds[1].result["rolls"]) == 2  # type: ignore[index]
+        assert history.rounds[1].result is not None
+        assert len(history.rounds[1].result.rolls) == 2
         posts = await fake.wait_for_messages(w.channel_id, 1 + 2 * round_no, timeout=15)
         results = [all_text(p) for p in posts if "Adjudication (" in all_text(p)]
         assert len(results) == round_no

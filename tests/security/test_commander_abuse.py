@@ -107,9 +107,9 @@ async def test_missing_move_switched_mid_duel_applies_to_later_duels_only(
         await w.slash(w.role_commander, "round", "close", duel=first)
         [closed] = await rounds_of(w, first)
         assert closed.outcome == "no_effect"
-        assert closed.result["options"]["missing_move"] == "none"
-        assert closed.result["options"]["change_of_choice"] is False
-        assert "forfeit" not in json.dumps(closed.result["log"])
+        assert closed.result.options.missing_move == "none"
+        assert closed.result.options.change_of_choice is False
+        assert "forfeit" not in json.dumps(closed.result.log)
 
         # A duel started after the change gets the new rule.
         second = await start(w)
@@ -119,7 +119,7 @@ async def test_missing_move_switched_mid_duel_applies_to_later_duels_only(
         await w.slash(w.role_commander, "round", "close", duel=second)
         [forfeited] = await rounds_of(w, second)
         assert forfeited.outcome == "a_wins"
-        assert forfeited.result["options"]["missing_move"] == "forfeit"
+        assert forfeited.result.options.missing_move == "forfeit"
 
         # /duel status and every export show the rules in force of each duel.
         for duel_id, policy in ((first, "none"), (second, "forfeit")):
@@ -159,8 +159,8 @@ async def test_change_of_choice_switched_mid_duel_does_not_reach_it(
             assert "already locked in Evade" in second, second
         await w.slash(w.role_commander, "round", "close", duel=duel_id)
         [closed] = await rounds_of(w, duel_id)
-        assert closed.result["choices"]["a"] == ("full_frontal_strike" if at_start else "evade")
-        assert closed.result["options"]["change_of_choice"] is at_start
+        assert closed.result.choices.a == ("full_frontal_strike" if at_start else "evade")
+        assert closed.result.options.change_of_choice is at_start
         status = text_of(await w.slash(w.outsider, "duel", "status", duel=duel_id))
         assert f"Change of choice: {shown}" in status
 
@@ -306,7 +306,7 @@ async def test_undo_needs_a_reason_and_the_next_result_says_it_follows_the_undo(
             w.commander.id,
             " ".join(why.split()),
         )
-        assert second.result["follows_undo_of"] == 1
+        assert second.result.follows_undo_of == 1
 
         history = await w.slash(w.outsider, "duel", "history", duel=duel_id)
         assert f"Round 1 (undone by <@{w.commander.id}>: Bob" in history.content

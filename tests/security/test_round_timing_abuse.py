@@ -136,7 +136,7 @@ async def test_close_before_the_deadline_does_not_forfeit_the_missing_mover(
         reply = await w.slash(w.role_commander, "round", "close", duel=duel_id)
         assert "is closed" in reply.content, reply.content
         [first] = await rounds_of(w, duel_id)
-        assert first.outcome != "a_wins" and "forfeit" not in str(first.result["log"])
+        assert first.outcome != "a_wins" and "forfeit" not in str(first.result.log)
 
         # Round 2: Bob misses it, and the deadline passes; now the close forfeits him.
         await w.slash(w.role_commander, "round", "open", duel=duel_id, deadline="36h")
@@ -146,7 +146,7 @@ async def test_close_before_the_deadline_does_not_forfeit_the_missing_mover(
         assert "is closed" in reply.content, reply.content
         second = (await rounds_of(w, duel_id))[1]
         assert second.outcome == "a_wins"
-        assert second.result["options"]["missing_move"] == "forfeit"
+        assert second.result.options.missing_move == "forfeit"
 
 
 # -- item 11: undo, accountable in time -------------------------------------------------------
@@ -269,7 +269,7 @@ async def test_a_result_after_three_undos_cites_the_last_one(
         assert "follows the undo of round 3" in shown, shown
         assert "reason number 3" in shown and "reason number 1" not in shown
         fourth = (await rounds_of(w, duel_id))[3]
-        assert fourth.result["follows_undo_of"] == 3
+        assert fourth.result.follows_undo_of == 3
 
 
 # -- item 11: /duel export, off the loop and within a budget ----------------------------------

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, fields, is_dataclass
 from typing import Any
 
+import msgspec
 from sqlalchemy import func, select
 
 from bot.db.engine import Database
@@ -79,10 +80,16 @@ def sha256_hex(seed_hex: str) -> str:
 
 
 def walk(value: Any) -> Iterable[Any]:
-    """Every leaf and key of a view, recursively (dataclasses, dicts, sequences). A duel's
-    ``options`` (the rules fixed at its start) are skipped: a setting's name such as
-    locked_blocks_retreat is not a move."""
-    if is_dataclass(value) and not isinstance(value, type):
+    """Every leaf and key of a view, recursively (dataclasses, msgspec Structs such as the
+    published round, dicts, sequences). A duel's ``options`` (the rules fixed at its start)
+    are skipped: a setting's name such as locked_blocks_retreat is not a move."""
+    if isinstance(value, msgspec.Struct):
+        for name in value.__struct_fields__:
+            if name == "options":
+                continue
+            yield name
+            yield from walk(getattr(value, name))
+    elif is_dataclass(value) and not isinstance(value, type):
         for f in fields(value):
             if f.name == "options":
                 continue

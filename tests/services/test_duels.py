@@ -21,6 +21,7 @@ from bot.services.errors import (
     RoundNotOpen,
     StateConflict,
 )
+from bot.services.published import Sides
 from bot.services.views import MemberRef
 from tests.services.helpers import (
     ALICE,
@@ -318,7 +319,7 @@ async def test_variant_on_replaces_and_keeps_the_ledger(database: Database) -> N
     assert rows[0].superseded_at is not None and rows[1].superseded_at is None
     # The close uses the latest choice.
     closed = await services.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
-    assert closed.result["choices"] == {"a": "evade", "b": None}
+    assert closed.result.choices == Sides("evade", None)
 
 
 async def test_variant_on_via_admin_toggle(services: Services, database: Database) -> None:
@@ -394,7 +395,7 @@ async def test_close_when_all_submitted(database: Database) -> None:
         user_id=BOB.user_id, move="evade", via="slash", duel_id=duel_id
     )
     assert r.closed is not None and r.closed.reason == "all_submitted"
-    assert r.closed.result["choices"] == {"a": "full_frontal_strike", "b": "evade"}
+    assert r.closed.result.choices == Sides("full_frontal_strike", "evade")
     assert (await _round(database, duel_id, 1)).status == "closed"
 
 
@@ -453,21 +454,22 @@ async def test_close_stores_result_reveals_seed_and_rolls_rederive(
     closed = await services.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
     rnd = await _round(database, duel_id, 1)
     assert rnd.status == "closed" and rnd.closed_by == COMMANDER and rnd.closed_at is not None
-    assert rnd.result == closed.result and rnd.outcome == closed.outcome
+    assert rnd.result == closed.result.to_json() and rnd.outcome == closed.outcome
     assert closed.seed == rnd.seed and sha256_hex(closed.seed) == closed.commitment
-    assert closed.result["via"] == {"a": "slash", "b": "dm_button"}
-    rolls = closed.result["rolls"]
+    assert closed.result.via == Sides("slash", "dm_button")
+    rolls = closed.result.rolls
     assert len(rolls) == 2
     for roll in rolls:
-        assert roll["value"] == derive_roll(bytes.fromhex(rnd.seed), roll["label"], roll["sides"])
+        assert roll.value == derive_roll(bytes.fromhex(rnd.seed), roll.label, roll.sides)
     history = await services.duels.history(duel_id, GUILD)
     [record] = history.rounds
-    assert record.seed == rnd.seed and record.result == rnd.result
+    assert record.seed == rnd.seed and record.result is not None
+    assert record.result.to_json() == rnd.result  # stored as the codec writes it
     [post] = await outbox_rows(database, kind="round_result")
     assert post.target == "channel" and post.target_id == CHANNEL
     assert post.payload["seed"] == rnd.seed and post.payload["result"] == rnd.result
     duel = await _duel_row(database, duel_id)
-    assert duel.rounds_played == 1 and duel.state == closed.result["state"]
+    assert duel.rounds_played == 1 and duel.state == closed.result.state
     assert len(await audit_rows(database, "round.close")) == 1
 
 
@@ -602,7 +604,7 @@ async def test_undo_restores_state_and_keeps_the_undone_result(database: Databas
     after = await _duel_row(database, duel_id)
     assert after.state == before.state and after.ended_at is None and after.end_reason is None
     rnd = await _round(database, duel_id, 1)
-    assert rnd.status == "undone" and rnd.undone_by == 77 and rnd.result == closed.result
+    assert rnd.status == "undone" and rnd.undone_by == 77 and rnd.result == closed.result.to_json()
     [audit] = await audit_rows(database, "round.undo")
     assert audit.actor_id == 77 and audit.details["undone_outcome"] == "a_wins"
     assert len(await outbox_rows(database, kind="round_undone")) == 1

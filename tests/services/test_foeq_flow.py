@@ -21,6 +21,7 @@ from bot.rules.dice import derive_roll
 from bot.rules.foeq.tables import RULESET_ID as FOEQ
 from bot.services.container import Services
 from bot.services.errors import NotAllowed
+from bot.services.published import Sides
 from tests.services.helpers import (
     ALICE,
     BOB,
@@ -173,9 +174,9 @@ async def test_a_whole_foeq_duel_through_the_services(
             assert "stake" not in json.dumps(rnd.result["state"]["corners"])
     history = await services.duels.history(duel_id)
     for record in history.rounds:
-        no_secret(record.result, secrets)
+        no_secret(None if record.result is None else record.result.to_json(), secrets)
     assert history.rounds[0].result is not None
-    assert history.rounds[0].result["choices"] == {"a": "secret", "b": "secret"}
+    assert history.rounds[0].result.choices == Sides("secret", "secret")
 
     db2 = make_db()
     services2 = Services.create(db2, DuelSettings())

@@ -19,6 +19,7 @@ from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.services.container import Services
 from bot.services.errors import InvalidInput, MoveAlreadyLocked, Unavailable
+from bot.services.published import Sides
 from bot.services.views import MemberRef
 from tests.services.helpers import (
     ALICE,
@@ -69,7 +70,7 @@ async def test_a_refusal_among_concurrent_moves_leaves_the_others(
     stored = sorted((s.side, s.move) for s in await submissions(database))
     assert stored == [("a", "evade"), ("b", "full_frontal_strike")]
     closed = await services.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
-    assert closed.result["choices"] == {"a": "evade", "b": "full_frontal_strike"}
+    assert closed.result.choices == Sides("evade", "full_frontal_strike")
 
 
 async def test_a_failed_commit_acknowledges_no_move(
@@ -131,10 +132,9 @@ async def test_close_when_all_submitted_closes_once(database: Database) -> None:
         ),
     )
     closed = [r.closed for r in receipts if r.closed is not None]
-    assert len(closed) == 1 and closed[0].result["choices"] == {
-        "a": "evade",
-        "b": "full_frontal_strike",
-    }
+    assert len(closed) == 1 and closed[0].result.choices == Sides(
+        "evade", "full_frontal_strike"
+    )
     assert len(await submissions(database)) == 2
     status = await services.duels.round_status(duel_id, GUILD)
     assert not (status.round_no == 1 and status.is_open)  # round 1 is closed

@@ -31,6 +31,7 @@ from bot.services.messages import (
     RoundUndone,
     parse_message,
 )
+from bot.services.published import read_published
 
 WHEN = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
 ANN = Party(1, "Ann", {"strength": 5, "agility": 6})
@@ -45,7 +46,8 @@ EXAMPLES: list[OutboxMessage] = [
     Reminder(7, 2, "rule_2_14", "b", "Ann", 55, WHEN, (MoveChoice("evade", "Evade"),)),
     PrivateNote(7, 2, "foeq", "a", "Bob", 55, ("You learnt Bob's style.",)),
     RoundResultPost(
-        7, 100, 2, ANN, BOB, {"outcome": "a_wins", "ruleset": "rule_2_14"}, "Ann", "s" * 64,
+        7, 100, 2, ANN, BOB, read_published({"outcome": "a_wins", "ruleset": "rule_2_14"}),
+        "Ann", "s" * 64,
         "c" * 64, 9, "commander", True, FollowsUndo(1, 9, "misclick"),
     ),
     RoundUndone(7, 2, "a_wins", 9, "misclick"),

@@ -20,6 +20,7 @@ from bot.db.engine import Database
 from bot.db.models import Duel, Round, Submission
 from bot.services.container import Services
 from bot.services.errors import RoundNotOpen
+from bot.services.published import Sides
 from bot.services.views import MemberRef, RoundClosed
 from tests.services.helpers import (
     ALICE,
@@ -118,7 +119,7 @@ async def test_hundred_concurrent_submissions_across_fifty_duels(
             for d in duel_ids
         )
     )
-    assert all(c.result["choices"] == {"a": "full_frontal_strike", "b": "evade"} for c in closed)
+    assert all(c.result.choices == Sides("full_frontal_strike", "evade") for c in closed)
 
 
 async def test_concurrent_changes_of_choice_keep_one_current(database: Database) -> None:
@@ -200,11 +201,11 @@ async def test_submission_racing_the_close_is_used_or_refused(
         if isinstance(sub, BaseException):
             assert isinstance(sub, RoundNotOpen), sub
             assert bob_rows == []
-            assert closed.result["choices"]["b"] is None
+            assert closed.result.choices.b is None
             refused += 1
         else:
             assert len(bob_rows) == 1
-            assert closed.result["choices"]["b"] == "evade"
+            assert closed.result.choices.b == "evade"
             stored_and_used += 1
         await services.duels.open_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
     assert stored_and_used + refused == 30
@@ -248,6 +249,6 @@ async def test_a_dm_move_locks_its_round_before_a_close_can_take_it(
     receipt = await move
     closed = await closing
     assert receipt.round_no == 1 and closed.round_no == 1
-    assert closed.result["choices"]["a"] == "evade"
+    assert closed.result.choices.a == "evade"
 
 
