@@ -146,7 +146,9 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
             )
         )
     blocks = options.get("locked_blocks_retreat")
-    if _ruleset_uses(ruleset_id, "locked_blocks_retreat", True, False):
+    # A server setting until migration 0007, now a house rule of the ruleset that reads it
+    # (shown on the house rules line): only a duel started before then has it here.
+    if blocks is not None and _ruleset_uses(ruleset_id, "locked_blocks_retreat", True, False):
         lines.append(
             (
                 "Locked blocks retreat",

@@ -197,9 +197,13 @@ class DuelReads(DuelUseCases):
                     "moves": result.get("choices", {}),
                     "locked": bool(before.get("locked", False)),
                     "options": {
-                        k: v
-                        for k, v in (result.get("options") or {}).items()
-                        if k in ADJUDICATION_OPTIONS
+                        **{
+                            k: v
+                            for k, v in (result.get("options") or {}).items()
+                            if k in ADJUDICATION_OPTIONS
+                        },
+                        # The house rules in force (a server's default among them).
+                        **dict((result.get("options") or {}).get("house_rules") or {}),
                     },
                     "duel_id": duel.id,
                     "round_no": rnd.number,

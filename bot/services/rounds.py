@@ -437,7 +437,6 @@ class RoundCommands(DuelUseCases):
         rnd.outcome = result.outcome
         rnd.result = stored
         duel.state = result.state.to_dict()
-        duel.locked = result.locked
         duel.winner = result.winner
         duel.rounds_played += 1
         if result.ended:
