@@ -25,9 +25,16 @@ from bot.rules.base import Ruleset
 from bot.rules.params import HouseRule
 from bot.services.views import MemberRef, ProfileView
 
+# As the commander cog's (which imports this module): a USER option resolves to either.
 AnyMember = discord.Member | discord.User
-#: The sheet values of `/stats set` reach the reply as they reach the service.
+#: How `/stats set` shows the saved profile (discord_replies.profile_text).
 StatsReply = Callable[[ProfileView], str]
+
+
+def _set_signature(func: Callable[..., Any], parameters: list[inspect.Parameter]) -> None:
+    """Give ``func`` the signature discord.py reads its options from (``inspect.signature``
+    takes a function's ``__signature__`` before its code)."""
+    func.__dict__["__signature__"] = inspect.Signature(parameters)
 
 
 def _option_of(rules: Ruleset, name: str) -> inspect.Parameter:
@@ -59,12 +66,13 @@ def stats_set_command(
         await interaction.followup.send(f"Stats saved: {reply(profile)}.", ephemeral=True)
 
     first = inspect.signature(stats_set).parameters
-    stats_set.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    _set_signature(
+        stats_set,
         [
             first["interaction"].replace(annotation=discord.Interaction),
             first["member"].replace(annotation=AnyMember),
             *(_option_of(rules, name) for name in names),
-        ]
+        ],
     )
     helps = {f.name: f.help for f in rules.sheet_fields if f.name in names}
     labels = " and ".join(name.upper() for name in names)
@@ -98,15 +106,13 @@ def house_rule_alias_command(
         text = await set_default(interaction, rules.id, rule.key, "yes" if enabled else "no")
         await interaction.followup.send(f"{text}\n{LATER_DUELS_ONLY}", ephemeral=True)
 
-    alias.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    _set_signature(
+        alias,
         [
-            inspect.Parameter(
-                "interaction",
-                inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                annotation=discord.Interaction,
-            ),
-            inspect.Parameter("enabled", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=bool),
-        ]
+            inspect.Parameter("interaction", positional, annotation=discord.Interaction),
+            inspect.Parameter("enabled", positional, annotation=bool),
+        ],
     )
     described = app_commands.describe(enabled=f"True: {rule.key}=yes ({rule.help})"[:100])
     return app_commands.Command(

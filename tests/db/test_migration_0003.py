@@ -14,7 +14,7 @@ from sqlalchemy.types import TypeEngine
 from bot.config import DuelSettings
 from bot.db import migrate
 from bot.db.engine import make_database
-from bot.db.models import Duel, Round, UTCDateTime
+from bot.db.models import Duel, UTCDateTime
 from bot.services.container import Services
 from bot.services.errors import StateConflict
 

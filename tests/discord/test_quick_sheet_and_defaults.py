@@ -14,8 +14,8 @@ import pytest
 from bot.db.engine import Database
 from tests.discord.harness import running_world
 from tests.discord.test_house_rules import duel_number, duel_row, start
-from tests.security.test_commander_abuse import text_of
 from tests.fakediscord import FakeDiscord
+from tests.security.test_commander_abuse import text_of
 
 RULE_2_14 = "rule-2.14"
 USER, INTEGER = 6, 4  # Discord's option types

@@ -151,7 +151,7 @@ def test_house_rules_declared_with_defaults() -> None:
 def test_locked_blocks_retreat_reads_old_and_new_spellings() -> None:
     """A duel started before it was a house rule stored locked_blocks_retreat true/false (in
     its options, its results, its exports): read as the house rule's yes/no."""
-    for settings, blocks in (
+    for stored, blocks in (
         ({}, False),
         ({"locked_blocks_retreat": True}, True),
         ({"locked_blocks_retreat": False}, False),
@@ -159,7 +159,7 @@ def test_locked_blocks_retreat_reads_old_and_new_spellings() -> None:
         ({"Locked_Blocks_Retreat": "on"}, True),
         ({"locked-blocks-retreat": "no", "missing_move": "forfeit"}, False),
     ):
-        assert RULE_2_14.make_options(settings).locked_blocks_retreat is blocks, settings
+        assert RULE_2_14.make_options(stored).locked_blocks_retreat is blocks, stored
     with pytest.raises(RulesError, match="locked-blocks-retreat must be one of no, yes"):
         RULE_2_14.make_options({"locked-blocks-retreat": "maybe"})
     assert RULE_2_14.normalize_params({"locked_blocks_retreat": True}) == {
