@@ -87,7 +87,9 @@ class GuildSettings(Base):
     admin_role_id: Mapped[int | None] = mapped_column(BigInteger)
     results_channel_id: Mapped[int | None] = mapped_column(BigInteger)
     missing_move: Mapped[str] = mapped_column(String(16))
-    locked_blocks_retreat: Mapped[bool] = mapped_column(Boolean)
+    # The server's defaults for the rulesets' house rules, {ruleset id: {key: value}}, set
+    # with /config house-rule: a duel started without a house rule gets the default here.
+    house_rule_defaults: Mapped[dict[str, Any]] = mapped_column(default=dict)
     # The forum channel in which /duel start opens a post per duel (issue 13); None: none.
     duel_forum_id: Mapped[int | None] = mapped_column(BigInteger)
     # How long after its close a result may be undone, in minutes (issue 23); None: the
@@ -104,10 +106,8 @@ class DuellistProfile(Base):
     guild_id: Mapped[int] = mapped_column(BigInteger)
     user_id: Mapped[int] = mapped_column(BigInteger)
     display_name: Mapped[str] = mapped_column(String(100))
-    # Rule 2.14 stats; None when the duellist only has another ruleset's sheet.
-    strength: Mapped[int | None]
-    agility: Mapped[int | None]
-    # Sheets of other rulesets (FoEQ, By This Axe) live here, keyed by ruleset id.
+    # Every ruleset's sheet of this duellist, keyed by ruleset id (a By This Axe challenge
+    # also remembers a penalty here, under a key that is no ruleset id).
     sheets: Mapped[dict[str, Any]] = mapped_column(default=dict)
     updated_by: Mapped[int] = mapped_column(BigInteger)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -130,11 +130,10 @@ class Duel(Base):
     b_user_id: Mapped[int] = mapped_column(BigInteger)
     # Stats snapshot taken at the start and the rules state after each round (ruleset JSON).
     state: Mapped[dict[str, Any]]
-    # The rules fixed for this duel when it started (change_of_choice, missing_move,
-    # locked_blocks_retreat, the ruleset's params): later /config changes do not reach it.
+    # The rules fixed for this duel when it started (change_of_choice, missing_move, the
+    # ruleset's params and house rules): later /config changes do not reach it.
     options: Mapped[dict[str, Any]]
     status: Mapped[str] = mapped_column(String(16))  # live | ended
-    locked: Mapped[bool] = mapped_column(Boolean, default=False)
     winner: Mapped[str | None] = mapped_column(String(1))  # a | b | None
     end_reason: Mapped[str | None] = mapped_column(Text)
     # How the duel ended (None while live): "result" (a round's result ended it) or

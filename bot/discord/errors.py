@@ -16,6 +16,7 @@ from bot.discord.checks import CheckCrashed, Refused
 from bot.discord.client import DuelBot
 from bot.rules.errors import RulesError
 from bot.services.errors import DomainError, NextStep, Unavailable
+from bot.services.profiles import stats_ruleset
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,9 @@ NEXT_STEP_HINTS: dict[NextStep, str] = {
         "A commander sets it with `/sheet set member:<member> ruleset:{ruleset} fields:...`."
     ),
     NextStep.SET_STATS: (
-        "A commander sets them with `/stats set member:<member> str:<number> agi:<number>`."
+        "A commander sets them with `/stats set member:<member> "
+        + " ".join(f"{name}:<number>" for name in stats_ruleset().quick_sheet_fields)
+        + "`."
     ),
     NextStep.USE_SHEET: "Use `/sheet`.",
     NextStep.NAME_THE_DUEL: "Put the duel number first, for example `#{duel_id} evade`.",

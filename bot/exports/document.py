@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from bot.presentation.words import older_house_rules
 from bot.rules import registry
 from bot.rules.base import SIDES
 from bot.services.published import PublishedRound, Side, Sides, json_object
@@ -138,12 +139,15 @@ def duel_struct(history: DuelHistory) -> DuelDocument:
     # normalised as read), never defaults guessed over what it was given.
     recorded = d.options.get("house_rules")
     params = d.options.get("params")
-    given = recorded if isinstance(recorded, Mapping) else params
-    house_rules = (
-        dict(rules.house_rules_summary(given if isinstance(given, Mapping) else {}))
-        if rules is not None
-        else {}
-    )
+    house_rules: dict[str, str] = {}
+    if rules is not None:
+        given = recorded if isinstance(recorded, Mapping) else {
+            # An older duel: a server setting it recorded that is now a house rule (rule
+            # 2.14's locked_blocks_retreat), and its params.
+            **older_house_rules(rules, d.options),
+            **(params if isinstance(params, Mapping) else {}),
+        }
+        house_rules = dict(rules.house_rules_summary(given))
     duellists: dict[str, Any] = {}
     for side in SIDES:
         view = d.duellist(side)

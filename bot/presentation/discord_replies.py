@@ -145,9 +145,8 @@ def settings_embed(settings: SettingsView) -> discord.Embed:
         else "none: no move is made",
         inline=False,
     )
-    embed.add_field(
-        name="Locked blocks retreat", value="yes" if settings.locked_blocks_retreat else "no"
-    )
+    for name, value in house_rule_default_lines(settings):
+        embed.add_field(name=name, value=value, inline=False)
     window = settings.undo_window
     embed.add_field(
         name="Undo window",
@@ -170,9 +169,29 @@ def settings_embed(settings: SettingsView) -> discord.Embed:
     return embed
 
 
+def house_rule_default_lines(settings: SettingsView) -> list[tuple[str, str]]:
+    """(field name, value) per registered ruleset with house rules: each house rule a duel
+    of it starts with when /duel start does not give it, the server's own marked."""
+    lines = []
+    for rules in registry.all_rulesets():
+        if not rules.house_rules():
+            continue
+        chosen = settings.house_rule_defaults.get(rules.id, {})
+        values = [
+            f"{rule.key}={chosen[rule.key]} (this server)"
+            if rule.key in chosen
+            else f"{rule.key}={rule.default}"
+            for rule in rules.house_rules()
+        ]
+        lines.append(
+            (f"House rules: {safe(rules.title, 60)}", truncate(safe(", ".join(values)), 1024))
+        )
+    return lines
+
+
 # Said by /config show and every /config answer that changes a rule of play.
 LATER_DUELS_ONLY = (
-    "Change of choice, missing move and locked blocks retreat are fixed for a duel when it "
+    "Change of choice, missing move and house rules are fixed for a duel when it "
     "starts: a change applies to duels started afterwards, and running duels keep their "
     "rules (shown on their card and by /duel status)."
 )

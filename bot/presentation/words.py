@@ -108,6 +108,17 @@ def house_rules_text(ruleset_id: str | None, values: Any) -> str | None:
     return ", ".join(f"{key}={value}" for key, value in pairs)
 
 
+def older_house_rules(rules: Ruleset, options: Mapping[str, Any]) -> dict[str, str]:
+    """The house rules a duel started before its ruleset declared them stored among its
+    top-level options (rule 2.14's ``locked_blocks_retreat: true|false`` before migration
+    0007), as the ruleset reads them; {} when none (or none it still accepts)."""
+    top = {k: v for k, v in options.items() if k not in ("params", "house_rules")}
+    try:
+        return rules.explicit_house_rules(top)
+    except RulesError:
+        return {}
+
+
 def _ruleset_uses(ruleset_id: str, key: str, one: Any, other: Any) -> bool:
     """Does the duel's ruleset adjudicate differently with ``key`` = one or other?"""
     rules = registry.get_or_none(ruleset_id)
@@ -145,20 +156,15 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
                 else f"{missing}: no move is made",
             )
         )
-    blocks = options.get("locked_blocks_retreat")
-    if _ruleset_uses(ruleset_id, "locked_blocks_retreat", True, False):
-        lines.append(
-            (
-                "Locked blocks retreat",
-                # yes/no alone: the setting's name says it (and a move's name in a public
-                # text would look like a leaked move to a reader, and to the secrecy audit).
-                "not recorded" if blocks is None else "yes" if blocks else "no",
-            )
-        )
     rules = ruleset_or_none(ruleset_id)
     house_keys = {rule.key for rule in rules.house_rules()} if rules is not None else set()
     if house_keys:
-        house = house_rules_text(ruleset_id, options.get("house_rules"))
+        recorded_rules = options.get("house_rules")
+        if not isinstance(recorded_rules, Mapping) and rules is not None:
+            # A server setting that became a house rule (rule 2.14's locked-blocks-retreat):
+            # an older duel recorded it among its options.
+            recorded_rules = older_house_rules(rules, options) or None
+        house = house_rules_text(ruleset_id, recorded_rules)
         lines.append(
             (
                 "House rules",

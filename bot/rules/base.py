@@ -378,10 +378,15 @@ class Ruleset(ABC):
 
     # -- storage -----------------------------------------------------------------------------
 
-    #: (sheet field, profile column) pairs when this ruleset's sheet is stored in the profile's
-    #: own columns (rule 2.14's STR/AGI predate the per-ruleset sheets); empty: the sheet is
-    #: the profile's ``sheets[<ruleset id>]`` entry.
-    sheet_columns: tuple[tuple[str, str], ...] = ()
+    #: The sheet fields (names from ``sheet_fields``, all whole numbers, in order) that the
+    #: quick `/stats set member <field>...` command sets; () for none (``/sheet set`` only).
+    #: Every sheet is stored the same way: the profile's ``sheets[<ruleset id>]`` entry.
+    quick_sheet_fields: tuple[str, ...] = ()
+
+    def is_locked(self, state: Mapping[str, Any]) -> bool:
+        """Whether a stored state (``state.to_dict()``) is locked, as its last
+        ``RoundResult.locked`` said (`/duel status`, exports): False unless the game locks."""
+        return False
 
     # -- multi-step rulesets ---------------------------------------------------------------
     # A ruleset whose duel is a sequence of steps (who must choose, in secret or in the

@@ -18,16 +18,24 @@ class HouseRule:
     """A per-duel option where the seed text allows several readings.
 
     ``key`` and ``values`` are what a commander types (``flight=after-blows``); ``default``
-    is the reading a player of the game would expect (the ruleset's docs say why)."""
+    is the reading a player of the game would expect (the ruleset's docs say why).
+    ``aliases``: (alias, value) pairs also accepted (a yes/no rule takes true/false, and
+    so reads the boolean an older duel stored under its key)."""
 
     key: str
     values: tuple[str, ...]
     default: str
     help: str
+    aliases: tuple[tuple[str, str], ...] = ()
+    #: A `/config` subcommand of its own that sets the server's default of this house rule
+    #: (besides `/config house-rule`); only for a yes/no rule (it takes ``enabled``).
+    server_alias: str = ""
 
     def __post_init__(self) -> None:
         if self.default not in self.values:
             raise ValueError(f"house rule {self.key}: default {self.default!r} not in values")
+        if self.server_alias and tuple(sorted(self.values)) != ("no", "yes"):
+            raise ValueError(f"house rule {self.key}: a server alias needs values no and yes")
 
     def allowed_text(self) -> str:
         return ", ".join(self.values)
@@ -60,6 +68,17 @@ class LegacyParam:
     canonical: str
     values: tuple[tuple[str, str], ...]
 
+
+#: The aliases of a house rule whose values are ("no", "yes"): the other ways of saying it,
+#: and a boolean stored under its key by an older duel (``_house_value`` spells it "true").
+YES_NO_ALIASES = (
+    ("true", "yes"),
+    ("false", "no"),
+    ("on", "yes"),
+    ("off", "no"),
+    ("1", "yes"),
+    ("0", "no"),
+)
 
 #: Booleans as a commander may type them; anything else is refused (``bool("false")`` is
 #: True, which once started a duel locked while its status said it was not).
@@ -188,6 +207,7 @@ def normalize(
 
 def _house_rule_value(rule: HouseRule, raw_value: object) -> str:
     value = _house_value(raw_value)
+    value = dict(rule.aliases).get(value, value)
     if value not in rule.values:
         raise InvalidHouseRule(
             f"{rule.key} must be one of {rule.allowed_text()}, not {str(raw_value)!r}."

@@ -37,8 +37,12 @@ from bot.services.views import (
 MAX_REASON = 300
 # The server settings that change an outcome: fixed in duels.options when a duel starts, so a
 # later /config change reaches only later duels. Each result stores them ("options").
-RULE_SETTINGS = ("change_of_choice", "missing_move", "locked_blocks_retreat")
-# The options the adjudicator itself takes (what `duelbot verify` re-runs a round with).
+# A ruleset's own rules (house rules) are fixed in options["house_rules"]: given, recorded
+# by its state, or the server's default for it (/config house-rule).
+RULE_SETTINGS = ("change_of_choice", "missing_move")
+# The options the adjudicator itself takes (what `duelbot verify` re-runs a round with):
+# the missing-move policy, and locked_blocks_retreat as duels started before migration
+# 0007 stored it (rule 2.14 reads it as its house rule; later duels have it in house_rules).
 ADJUDICATION_OPTIONS = ("missing_move", "locked_blocks_retreat")
 
 
@@ -89,7 +93,7 @@ def duel_view(
         a=side("a", duel.a_user_id),
         b=side("b", duel.b_user_id),
         status=duel.status,
-        locked=duel.locked,
+        locked=_is_locked(duel),
         winner=duel.winner,
         end_reason=duel.end_reason,
         rounds_played=duel.rounds_played,
@@ -98,6 +102,12 @@ def duel_view(
         options=stored_options(duel.ruleset, duel.options),
         end_kind=duel.end_kind,
     )
+
+
+def _is_locked(duel: Duel) -> bool:
+    """The lock the duel's ruleset reads in its state (False for a ruleset that is gone)."""
+    rules = registry.get_or_none(duel.ruleset)
+    return rules is not None and rules.is_locked(duel.state or {})
 
 
 def is_sealed(rnd: Round) -> bool:
@@ -138,13 +148,9 @@ def ruleset_of(ruleset_id: str) -> Ruleset:
 
 
 def profile_sheet(profile: DuellistProfile | None, rules: Ruleset) -> dict[str, Any] | None:
-    """A duellist's sheet for a ruleset: its entry in the profile's ``sheets``, or the
-    profile's own columns for a ruleset that declares them (``sheet_columns``)."""
+    """A duellist's sheet for a ruleset: its entry in the profile's ``sheets``."""
     if profile is None:
         return None
-    if rules.sheet_columns:
-        values = {field: getattr(profile, column) for field, column in rules.sheet_columns}
-        return None if any(v is None for v in values.values()) else values
     sheet = (profile.sheets or {}).get(rules.id)
     return dict(sheet) if isinstance(sheet, dict) else None
 
@@ -166,7 +172,7 @@ def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> tuple[M
 
 def no_sheet(name: str, rules: Ruleset) -> NotFound:
     """The refusal for a duellist without a sheet of ``rules`` (a commander sets it)."""
-    if rules.sheet_columns:
+    if rules.quick_sheet_fields:
         return no_stats(name)
     return NotFound(
         f"{clean_name(name)} has no {rules.title} sheet in this server yet.",

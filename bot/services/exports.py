@@ -11,6 +11,7 @@ it (a FoEQ secret step does not). Once the duel has ended, everything is reveale
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,7 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, Round, fits_id
 from bot.rules.base import Ruleset
+from bot.rules.errors import RulesError
 from bot.services.duel_support import (
     ADJUDICATION_OPTIONS,
     duel_view,
@@ -38,12 +40,20 @@ WITHHELD_STATE = "state_before"
 
 def adjudication_options(rules: Ruleset, in_force: Mapping[str, Any]) -> dict[str, Any]:
     """The options a round's close gave ``Ruleset.make_options``: the outcome-changing server
-    settings fixed for the duel and its explicit house rules (already in its state too)."""
+    settings fixed for the duel, its explicit house rules (already in its state too) and
+    every house rule in force (a server's default among them, which a ruleset such as
+    rule 2.14 does not record in its state: without it a re-run could differ)."""
     options = {key: in_force[key] for key in ADJUDICATION_OPTIONS if key in in_force}
     params = in_force.get("params")
     if isinstance(params, Mapping):
         # Normalised as read: a legacy key counts as the house rule it stands for.
         options.update(rules.explicit_house_rules(rules.stored_params(params)))
+    house = in_force.get("house_rules")
+    if isinstance(house, Mapping):
+        # One stored under an older reading is skipped: the state's own apply, as they did
+        # at the close.
+        with contextlib.suppress(RulesError):
+            options.update(rules.explicit_house_rules(house))
     return options
 
 

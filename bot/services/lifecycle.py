@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import DuelSettings
 from bot.db import queries
-from bot.db.models import Duel, utcnow
+from bot.db.models import Duel, GuildSettings, utcnow
 from bot.rules import registry
 from bot.rules.base import Fighter, Ruleset
 from bot.rules.errors import RulesError
@@ -33,7 +33,7 @@ from bot.services.errors import InvalidInput, StateConflict
 from bot.services.messages import DuelEnd, DuelStart, Party
 from bot.services.profiles import clean_name
 from bot.services.published import read_published
-from bot.services.settings import load_settings_row
+from bot.services.settings import house_rule_defaults, load_settings_row
 from bot.services.unit import transaction
 from bot.services.views import DuelView, MemberRef
 
@@ -53,6 +53,19 @@ def house_rules_in_force(rules: Ruleset, params: Mapping[str, Any], state: Any) 
         return rules.parse_house_rules(explicit)
     except RulesError as exc:
         raise InvalidInput(exc.message, ruleset=rules.id) from None
+
+
+def server_house_rules(rules: Ruleset, settings: GuildSettings) -> dict[str, str]:
+    """The server's defaults for ``rules``' house rules (/config house-rule). One the
+    ruleset no longer accepts is left out, not refused: the duel starts with the house
+    rule's own default, and the server's admins can set it again."""
+    chosen: dict[str, str] = {}
+    for key, value in house_rule_defaults(settings).get(rules.id, {}).items():
+        try:
+            chosen.update(rules.explicit_house_rules({key: value}))
+        except RulesError:
+            continue
+    return chosen
 
 
 def _json_safe(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,10 +105,14 @@ async def create_duel(
         # The one normalisation: canonical keys, typed values, legacy keys mapped. What is
         # stored, what runs and what every card, status and export shows is this.
         canonical = rules.normalize_params(dict(params or {}))
-        state = rules.initial_state(fighters["a"], fighters["b"], canonical)
+        # The server's defaults fill the house rules the command did not give: the state
+        # records them as if given (a ruleset that keeps its house rules there), "params"
+        # keeps what the commander gave, "house_rules" everything in force.
+        in_force = {**server_house_rules(rules, settings), **canonical}
+        state = rules.initial_state(fighters["a"], fighters["b"], in_force)
     except RulesError as exc:
         raise InvalidInput(exc.message, ruleset=rules.id) from None
-    house = house_rules_in_force(rules, canonical, state)
+    house = house_rules_in_force(rules, in_force, state)
     started = state.to_dict()
     duel = Duel(
         guild_id=guild_id,
@@ -112,8 +129,6 @@ async def create_duel(
             **({"house_rules": house} if house else {}),
         },
         status="live",
-        # A duel may start locked (a per-duel param): /duel status reads this column.
-        locked=bool(started.get("locked", False)),
         rounds_played=0,
         created_by=actor_id,
         created_at=utcnow(),

@@ -1,8 +1,9 @@
 """Duellist profiles: each ruleset's sheet per member and server, set by commanders.
 
-A ruleset's sheet lives in the profile's ``sheets`` JSON under its id, or, for a ruleset
-that declares ``sheet_columns`` (rule 2.14's STR/AGI predate the JSON), in those columns.
-Nothing here names a ruleset: `/stats` is the sheet of the ruleset stored in the columns."""
+Every sheet lives in the profile's ``sheets`` JSON under its ruleset's id. `/stats` is the
+quick form of one ruleset's sheet: the ruleset that declares ``quick_sheet_fields`` (the
+numbers every duel needs), set in one command; `/sheet` sets any field of any ruleset.
+Nothing here names a ruleset."""
 
 from __future__ import annotations
 
@@ -22,40 +23,31 @@ from bot.services.unit import transaction
 from bot.services.views import MemberRef, ProfileView
 
 
-def column_sheet(row: DuellistProfile, rules: Ruleset) -> dict[str, Any] | None:
-    """``rules``' sheet from the profile's columns (None: unset, or not stored there)."""
-    if not rules.sheet_columns:
-        return None
-    values = {name: getattr(row, column) for name, column in rules.sheet_columns}
-    return None if any(v is None for v in values.values()) else values
-
-
 def stats_ruleset() -> Ruleset:
-    """The ruleset whose sheet `/stats` sets and shows: the one stored in the columns."""
+    """The ruleset whose quick sheet `/stats` sets and shows: the first registered one that
+    declares ``quick_sheet_fields``."""
     for rules in registry.all_rulesets():
-        if rules.sheet_columns:
+        if rules.quick_sheet_fields:
             return rules
-    raise InvalidInput(
-        "No duel system keeps its sheet in the stats columns.", next_step=NextStep.USE_SHEET
-    )
+    raise InvalidInput("No duel system has a quick sheet for /stats.", next_step=NextStep.USE_SHEET)
+
+
+def has_quick_sheet(row: DuellistProfile | None, rules: Ruleset) -> bool:
+    """Does the profile hold every quick field of ``rules``' sheet?"""
+    sheet = _stored_sheet(row, rules)
+    return all(sheet.get(name) is not None for name in rules.quick_sheet_fields)
 
 
 def profile_view(row: DuellistProfile) -> ProfileView:
     sheets = {
-        key: value
+        key: dict(value)
         for key, value in (row.sheets or {}).items()
         if isinstance(value, dict) and key in registry.ids()  # not a remembered penalty
     }
-    for rules in registry.all_rulesets():
-        stored = column_sheet(row, rules)
-        if stored is not None:
-            sheets[rules.id] = stored
     return ProfileView(
         guild_id=row.guild_id,
         user_id=row.user_id,
         display_name=row.display_name,
-        strength=row.strength,
-        agility=row.agility,
         sheets=dict(sorted(sheets.items())),
     )
 
@@ -71,20 +63,23 @@ class ProfileService:
         self._db = db
 
     async def set_stats(
-        self, guild_id: int, actor_id: int, member: MemberRef, strength: int, agility: int
+        self, guild_id: int, actor_id: int, member: MemberRef, *values: Any
     ) -> ProfileView:
-        """`/stats set`: the sheet of the ruleset stored in the profile's columns, its two
-        fields in order (rule 2.14's STR and AGI)."""
+        """`/stats set`: the quick fields of the ruleset that declares them, in the order
+        declared (rule 2.14's STR and AGI); audited as stats.set."""
         rules = stats_ruleset()
-        names = [name for name, _ in rules.sheet_columns]
-        fields = dict(zip(names, (strength, agility), strict=False))
-        return await self.set_sheet(guild_id, actor_id, member, rules.id, fields)
+        names = rules.quick_sheet_fields
+        if len(values) != len(names):
+            raise InvalidInput(f"/stats set takes {len(names)} values: {', '.join(names)}.")
+        return await self.set_sheet(
+            guild_id, actor_id, member, rules.id, dict(zip(names, values, strict=True))
+        )
 
     async def get_stats(self, guild_id: int, member: MemberRef) -> ProfileView:
         rules = stats_ruleset()
         async with transaction(self._db) as session:
             row = await queries.profile(session, guild_id, member.user_id)
-            if row is None or column_sheet(row, rules) is None:
+            if row is None or not has_quick_sheet(row, rules):
                 raise no_stats(member.name)
             return profile_view(row)
 
@@ -96,10 +91,11 @@ class ProfileService:
         ruleset_id: str,
         fields: Mapping[str, Any],
     ) -> ProfileView:
-        """Set (merge) a duellist's sheet for a ruleset, validated by the ruleset; audited.
-        A ruleset with ``sheet_columns`` keeps it in those columns (`/stats`)."""
-        refuse_own_profile(actor_id, member, "stats" if _in_columns(ruleset_id) else "sheet")
+        """Set (merge) a duellist's sheet for a ruleset, validated by the ruleset; audited
+        (stats.set for the ruleset with a quick sheet: its numbers are "stats" everywhere)."""
         rules = _ruleset(ruleset_id)
+        quick = bool(rules.quick_sheet_fields)
+        refuse_own_profile(actor_id, member, "stats" if quick else "sheet")
         async with transaction(self._db) as session:
             row = await queries.profile_for_update(session, guild_id, member.user_id)
             current = _stored_sheet(row, rules)
@@ -107,24 +103,15 @@ class ProfileService:
                 sheet = rules.validate_sheet({**current, **fields})
             except RulesError as exc:
                 raise InvalidInput(exc.message) from None
-            if rules.sheet_columns:
-                row = await self._save_columns(
-                    session, row, guild_id, actor_id, member, rules, sheet
-                )
-                return profile_view(row)
             row = _touched_row(session, row, guild_id, actor_id, member)
             row.sheets = {**(row.sheets or {}), rules.id: sheet}  # new dict: JSON change seen
+            details: dict[str, Any] = {"user_id": member.user_id, "ruleset": rules.id}
             queries.audit(
                 session,
                 guild_id=guild_id,
                 actor_id=actor_id,
-                action="sheet.set",
-                details={
-                    "user_id": member.user_id,
-                    "ruleset": rules.id,
-                    "before": current,
-                    "after": sheet,
-                },
+                action="stats.set" if quick else "sheet.set",
+                details={**details, "before": current or None, "after": sheet},
             )
             await session.flush()
             return profile_view(row)
@@ -140,35 +127,6 @@ class ProfileService:
                 )
             return sheet
 
-    async def _save_columns(
-        self,
-        session: AsyncSession,
-        row: DuellistProfile | None,
-        guild_id: int,
-        actor_id: int,
-        member: MemberRef,
-        rules: Ruleset,
-        sheet: Mapping[str, Any],
-    ) -> DuellistProfile:
-        """A column-stored sheet (`/stats`): the columns set, audited as stats.set."""
-        before = None if row is None else column_sheet(row, rules)
-        row = _touched_row(session, row, guild_id, actor_id, member)
-        for name, column in rules.sheet_columns:
-            setattr(row, column, sheet[name])
-        queries.audit(
-            session,
-            guild_id=guild_id,
-            actor_id=actor_id,
-            action="stats.set",
-            details={
-                "user_id": member.user_id,
-                "before": before,
-                "after": {name: sheet[name] for name, _ in rules.sheet_columns},
-            },
-        )
-        await session.flush()
-        return row
-
 
 def refuse_own_profile(actor_id: int, member: MemberRef, what: str) -> None:
     """Conflict of interest: nobody sets their own numbers, whatever their roles (a duel
@@ -181,15 +139,10 @@ def refuse_own_profile(actor_id: int, member: MemberRef, what: str) -> None:
 
 
 def no_stats(name: str) -> NotFound:
-    """The refusal for a member without the column-stored sheet (a commander sets it)."""
+    """The refusal for a member without the quick sheet of `/stats` (a commander sets it)."""
     return NotFound(
         f"{clean_name(name)} has no stats in this server yet.", next_step=NextStep.SET_STATS
     )
-
-
-def _in_columns(ruleset_id: str) -> bool:
-    rules = registry.get_or_none(ruleset_id)
-    return rules is not None and bool(rules.sheet_columns)
 
 
 def _ruleset(ruleset_id: str) -> Ruleset:
@@ -213,8 +166,6 @@ def _touched_row(
             guild_id=guild_id,
             user_id=member.user_id,
             display_name=clean_name(member.name),
-            strength=None,
-            agility=None,
             sheets={},
             updated_by=actor_id,
         )
@@ -228,7 +179,5 @@ def _stored_sheet(row: DuellistProfile | None, rules: Ruleset) -> dict[str, Any]
     """``rules``' sheet as stored in ``row`` ({} when none)."""
     if row is None:
         return {}
-    if rules.sheet_columns:
-        return column_sheet(row, rules) or {}
     stored = (row.sheets or {}).get(rules.id)
     return dict(stored) if isinstance(stored, dict) else {}

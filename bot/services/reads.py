@@ -198,9 +198,13 @@ class DuelReads(DuelUseCases):
                     "moves": {"a": result.choices.a, "b": result.choices.b},
                     "locked": bool(before.get("locked", False)),
                     "options": {
-                        k: v
-                        for k, v in result.options.as_mapping().items()
-                        if k in ADJUDICATION_OPTIONS
+                        **{
+                            k: v
+                            for k, v in result.options.as_mapping().items()
+                            if k in ADJUDICATION_OPTIONS
+                        },
+                        # The house rules in force (a server's default among them).
+                        **dict(result.options.house_rules or {}),
                     },
                     "duel_id": duel.id,
                     "round_no": rnd.number,

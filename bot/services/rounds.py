@@ -333,7 +333,6 @@ class RoundCommands(DuelUseCases):
         rnd.outcome = result.outcome
         rnd.result = published.to_json()
         duel.state = result.state.to_dict()
-        duel.locked = result.locked
         duel.winner = result.winner
         duel.rounds_played += 1
         if result.ended:

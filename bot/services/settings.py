@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -11,6 +12,8 @@ from bot.config import UNDO_WINDOW_MAX_HOURS, DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import GuildSettings
+from bot.rules import registry
+from bot.rules.errors import RulesError
 from bot.services.errors import InvalidInput
 from bot.services.unit import transaction
 from bot.services.views import SettingsView, window_text
@@ -25,10 +28,38 @@ SETTING_KEYS = (
     "admin_role_id",
     "results_channel_id",
     "missing_move",
-    "locked_blocks_retreat",
     "duel_forum_id",
     "undo_window_minutes",
+    "house_rule_defaults",
 )
+
+#: A house rule that config.toml's ``[duels]`` table may set by its old name (before the
+#: rulesets' house rules had server defaults): its value for every ruleset that has it.
+CONFIGURED_HOUSE_RULES = (("locked_blocks_retreat", "locked-blocks-retreat"),)
+
+
+def configured_house_rule_defaults(defaults: DuelSettings) -> dict[str, dict[str, str]]:
+    """A new server's house-rule defaults: those config.toml turns on, else none (each
+    house rule's own default applies)."""
+    out: dict[str, dict[str, str]] = {}
+    for setting, key in CONFIGURED_HOUSE_RULES:
+        if not getattr(defaults, setting):
+            continue
+        for rules in registry.all_rulesets():
+            if any(rule.key == key for rule in rules.house_rules()):
+                out.setdefault(rules.id, {})[key] = "yes"
+    return out
+
+
+def house_rule_defaults(row: GuildSettings) -> dict[str, dict[str, str]]:
+    """The server's house-rule defaults as stored, {ruleset id: {key: value}} (a ruleset
+    no longer registered included: nothing is dropped by reading)."""
+    stored = row.house_rule_defaults if isinstance(row.house_rule_defaults, Mapping) else {}
+    return {
+        str(ruleset_id): {str(k): str(v) for k, v in values.items()}
+        for ruleset_id, values in stored.items()
+        if isinstance(values, Mapping)
+    }
 
 
 def settings_defaults(defaults: DuelSettings) -> dict[str, Any]:
@@ -38,7 +69,7 @@ def settings_defaults(defaults: DuelSettings) -> dict[str, Any]:
         "admin_role_id": None,
         "results_channel_id": None,
         "missing_move": defaults.missing_move,
-        "locked_blocks_retreat": defaults.locked_blocks_retreat,
+        "house_rule_defaults": configured_house_rule_defaults(defaults),
         "duel_forum_id": None,
         "undo_window_minutes": None,  # the configured default, read at each undo
     }
@@ -60,7 +91,7 @@ def settings_view(row: GuildSettings, defaults: DuelSettings) -> SettingsView:
         admin_role_id=row.admin_role_id,
         results_channel_id=row.results_channel_id,
         missing_move=row.missing_move,
-        locked_blocks_retreat=row.locked_blocks_retreat,
+        house_rule_defaults=house_rule_defaults(row),
         duel_forum_id=row.duel_forum_id,
         undo_window=undo_window(row, defaults),
         undo_window_is_default=row.undo_window_minutes is None,
@@ -138,10 +169,52 @@ class SettingsService:
             )
         return await self._set(guild_id, actor_id, "missing_move", policy)
 
-    async def set_locked_blocks_retreat(
-        self, guild_id: int, actor_id: int, enabled: bool
+    async def set_house_rule_default(
+        self, guild_id: int, actor_id: int, ruleset_id: str, key: str, value: str | None
     ) -> SettingsView:
-        return await self._set(guild_id, actor_id, "locked_blocks_retreat", bool(enabled))
+        """The server's default for a ruleset's house rule (``value`` None: back to the
+        house rule's own default): a duel started without that house rule gets it. The
+        ruleset validates key and value (InvalidInput naming what is allowed)."""
+        try:
+            rules = registry.get(ruleset_id)
+            spelt = key.strip().casefold().replace("_", "-")
+            rule = next((r for r in rules.house_rules() if r.key == spelt), None)
+            if rule is None:
+                names = ", ".join(r.key for r in rules.house_rules()) or "none"
+                raise InvalidInput(
+                    f"{key!r} is not a house rule of {rules.title} (its house rules: "
+                    f"{names}). Nothing was changed."
+                )
+            canonical = rule.key
+            chosen = (
+                "" if value is None else rules.explicit_house_rules({canonical: value})[canonical]
+            )
+        except RulesError as exc:
+            raise InvalidInput(f"{exc.message} Nothing was changed.") from None
+        async with transaction(self._db) as session:
+            row = await load_settings_row(session, guild_id, self._defaults, lock=True)
+            before = house_rule_defaults(row)
+            after = {k: dict(v) for k, v in before.items()}
+            if value is None:
+                after.get(rules.id, {}).pop(canonical, None)
+            else:
+                after.setdefault(rules.id, {})[canonical] = chosen
+            after = {k: v for k, v in after.items() if v}
+            row.house_rule_defaults = after  # a new dict: the JSON change is seen
+            queries.audit(
+                session,
+                guild_id=guild_id,
+                actor_id=actor_id,
+                action="config.house_rule",
+                details={
+                    "ruleset": rules.id,
+                    "key": canonical,
+                    "before": before.get(rules.id, {}).get(canonical),
+                    "after": None if value is None else chosen,
+                },
+            )
+            await session.flush()
+            return settings_view(row, self._defaults)
 
     async def set_duel_forum(
         self, guild_id: int, actor_id: int, channel_id: int | None
@@ -183,4 +256,3 @@ class SettingsService:
             )
             await session.flush()
             return settings_view(row, self._defaults)
-

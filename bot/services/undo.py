@@ -53,7 +53,6 @@ class UndoCommands(DuelUseCases):
             rnd.undo_reason = reason
             before = rnd.state_before
             duel.state = dict(before)
-            duel.locked = bool(before.get("locked", False))
             duel.winner = before.get("winner") if before.get("winner") in SIDES else None
             duel.status = "live"
             duel.ended_at = None

@@ -27,11 +27,13 @@ class SettingsView:
     admin_role_id: int | None
     results_channel_id: int | None
     missing_move: str
-    locked_blocks_retreat: bool
     duel_forum_id: int | None = None
     # How long after its close a result may be undone (issue 23); zero: undo is off.
     undo_window: timedelta = timedelta(hours=24)
     undo_window_is_default: bool = True  # the bot's configured default, not the server's own
+    # The server's defaults for the rulesets' house rules, {ruleset id: {key: value}}: only
+    # those set (/config house-rule); any other house rule starts at its own default.
+    house_rule_defaults: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +41,7 @@ class ProfileView:
     guild_id: int
     user_id: int
     display_name: str
-    strength: int | None  # the profile's legacy stat columns (a ruleset's sheet_columns)
-    agility: int | None
-    # Every sheet by ruleset id, those stored in the columns included.
+    # Every sheet by ruleset id.
     sheets: dict[str, Any] = field(default_factory=dict)
 
 
@@ -80,7 +80,7 @@ class DuelView:
     created_at: datetime
     open_round: OpenRoundView | None = None
     # The rules fixed when the duel started (change_of_choice, missing_move,
-    # locked_blocks_retreat, the ruleset's "params"); later /config changes never reach them.
+    # the ruleset's "params" and "house_rules"); later /config changes never reach them.
     options: dict[str, Any] = field(default_factory=dict)
     end_kind: str | None = None  # "result" | "commander" once ended
 

@@ -86,7 +86,7 @@ async def test_a_whole_duel_exports_verifies_and_every_tampering_is_named(
     assert doc["format"] == "duelbot-duel" and doc["version"] == 1
     assert doc["duel_id"] == duel_id and doc["ruleset"] == ruleset
     assert doc["status"] == "ended" and doc["secrets_revealed"] is True
-    assert set(doc["options"]) >= {"change_of_choice", "missing_move", "locked_blocks_retreat"}
+    assert set(doc["options"]) >= {"change_of_choice", "missing_move"}
     rules = registry.get(ruleset)
     assert list(doc["house_rules"]) == [r.key for r in rules.house_rules()]
     assert doc["duellists"]["a"]["name"] == "Alice" and doc["duellists"]["a"]["summary"]

@@ -185,7 +185,17 @@ def test_bad_options(args: tuple[str, ...], needles: list[str]) -> None:
     assert_bad_input(duelbot(*BASE, *args), *needles)
 
 
-def test_rule_2_14_has_no_house_rules() -> None:
+def test_rule_2_14_has_one_house_rule() -> None:
     run = duelbot("odds", "--a-str", "1", "--a-agi", "1", "--b-str", "1", "--b-agi", "1",
                   "--option", "flight=after-blows")
-    assert_bad_input(run, "flight", "no house rules")
+    assert_bad_input(run, "flight", "locked-blocks-retreat (no, yes)")
+    # Its house rule (issue 24) by --option is the --locked-blocks-retreat switch.
+    stats = ("--a-str", "5", "--a-agi", "3", "--b-str", "4", "--b-agi", "2", "--locked",
+             "--json")
+    plain, switch, option = (
+        duelbot("odds", *stats, *extra)
+        for extra in ((), ("--locked-blocks-retreat",),
+                      ("--option", "locked-blocks-retreat=yes"))
+    )
+    assert plain.returncode == switch.returncode == option.returncode == 0, option.stderr
+    assert json.loads(option.stdout) == json.loads(switch.stdout) != json.loads(plain.stdout)

@@ -8,12 +8,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import JSON, TableClause, column, insert, select, table
+from sqlalchemy.types import TypeEngine
 
 from bot.config import DuelSettings
 from bot.db import migrate
 from bot.db.engine import make_database
-from bot.db.models import Duel, GuildSettings, Round
+from bot.db.models import Duel, UTCDateTime
 from bot.services.container import Services
 from bot.services.errors import StateConflict
 
@@ -28,6 +29,18 @@ def state(locked: bool = False) -> dict[str, Any]:
         "b": {"name": "Bob", "str": 4, "agi": 2},
         "locked": locked,
     }
+
+
+def old_table(name: str, row: dict[str, Any]) -> TableClause:
+    """Table ``name`` as revision 0002 had it, for inserting ``row`` (the models are
+    today's: migration 0007 dropped columns 0002 required)."""
+
+    def typed(key: str, value: Any) -> TypeEngine[Any] | None:
+        if isinstance(value, datetime):
+            return UTCDateTime()
+        return JSON() if isinstance(value, dict) else None
+
+    return table(name, *(column(key, typed(key, value)) for key, value in row.items()))
 
 
 def duel_row(duel_id: int, status: str, **extra: Any) -> dict[str, Any]:
@@ -87,18 +100,17 @@ async def test_upgrade_from_0002_backfills_end_kind_and_fixes_live_rules(
     db = make_database(db_url)
     try:
         async with db.transaction() as session:
-            await session.execute(
-                insert(GuildSettings).values(
-                    guild_id=GUILD,
-                    change_of_choice=change_of_choice,
-                    commander_role_id=None,
-                    admin_role_id=None,
-                    results_channel_id=None,
-                    missing_move="forfeit",
-                    locked_blocks_retreat=True,
-                    updated_at=T0,
-                )
-            )
+            settings = {
+                "guild_id": GUILD,
+                "change_of_choice": change_of_choice,
+                "commander_role_id": None,
+                "admin_role_id": None,
+                "results_channel_id": None,
+                "missing_move": "forfeit",
+                "locked_blocks_retreat": True,
+                "updated_at": T0,
+            }
+            await session.execute(insert(old_table("guild_settings", settings)).values(settings))
             for row in (
                 # 1: ended by round 1's result (the close wrote both times from one clock).
                 duel_row(1, "ended", winner="a", end_reason="round 1: a_wins", ended_at=t1),
@@ -109,7 +121,7 @@ async def test_upgrade_from_0002_backfills_end_kind_and_fixes_live_rules(
                 # 4: live, between rounds.
                 duel_row(4, "live", rounds_played=1),
             ):
-                await session.execute(insert(Duel).values(**row))
+                await session.execute(insert(old_table("duels", row)).values(row))
             for row in (  # ids from the database: later rounds take the next ones
                 round_row(1, 1, "closed", t1),
                 round_row(2, 1, "closed", t1),
@@ -117,7 +129,7 @@ async def test_upgrade_from_0002_backfills_end_kind_and_fixes_live_rules(
                 round_row(3, 2, "cancelled", t2),
                 round_row(4, 1, "closed", t1),
             ):
-                await session.execute(insert(Round).values(**row))
+                await session.execute(insert(old_table("rounds", row)).values(row))
     finally:
         await db.dispose()
 

@@ -157,7 +157,7 @@ async def test_migrated_database_round_trips_utc_datetimes(database: Database) -
                 guild_id=2**62 + 1,  # a snowflake needs BIGINT
                 change_of_choice=True,
                 missing_move="none",
-                locked_blocks_retreat=False,
+                house_rule_defaults={},
                 updated_at=moment,
             )
         )

@@ -191,7 +191,8 @@ def check_stats(world: SyncWorld, uid: int, name: str, strength: Any, agility: A
         ok = [type(v) is int and 0 <= v <= 1000 for v in (strength, agility)]
         assert not all(ok)
         return
-    assert (view.strength, view.agility) == (strength, agility)
+    # /stats sets the quick sheet: rule 2.14's STR and AGI in the profile's sheets.
+    assert view.sheets["rule-2.14"] == {"str": strength, "agi": agility}
     assert view.display_name == clean_name(name) and "\n" not in view.display_name
     assert 1 <= len(view.display_name) <= 80
 

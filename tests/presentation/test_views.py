@@ -9,6 +9,7 @@ from bot.presentation.discord_result import result_embed
 from bot.presentation.discord_text import safe
 from bot.presentation.markup import BBCODE, MARKDOWN, round_result
 from bot.presentation.views import round_result_view
+from bot.presentation.words import rules_in_force
 from bot.rules.dice import ScriptedDice
 from bot.rules.rule_2_14.ruleset import RULE_2_14
 from bot.rules.rule_2_14.state import Duellist, DuelState, Options
@@ -52,3 +53,23 @@ def test_a_bounded_discord_name_never_ends_in_a_cut_escape() -> None:
     # Cut first (to 99 characters and the ellipsis), then escaped: the backslash stays whole.
     assert safe("a" * 98 + "*_z", 100) == "a" * 98 + "\\*…"
     assert safe("x" * 99 + "_", 100) == "x" * 99 + "\\_"
+
+
+# -- rule 2.14's house rule, before and after it left the server settings (issue 24) ------
+
+
+def test_an_older_rule_2_14_duel_shows_its_recorded_setting_as_the_house_rule() -> None:
+    """A duel started before migration 0007 recorded ``locked_blocks_retreat: true`` among its
+    options: cards, /duel status and exports show it as the house rule it became, never the
+    default over what it ran with; a later duel records it in ``house_rules``."""
+    older = {"change_of_choice": False, "missing_move": "none", "locked_blocks_retreat": True}
+    lines = dict(rules_in_force("rule-2.14", older))
+    assert lines["House rules"] == "locked-blocks-retreat=yes"
+    assert "Locked blocks retreat" not in lines
+    newer = {"change_of_choice": False, "missing_move": "none",
+             "house_rules": {"locked-blocks-retreat": "no"}}
+    assert dict(rules_in_force("rule-2.14", newer))["House rules"] == "locked-blocks-retreat=no"
+    # A By This Axe duel from before house rules were recorded still says so.
+    assert dict(rules_in_force("by-this-axe", {"missing_move": "none"}))["House rules"] == (
+        "not recorded (the duel predates them)"
+    )

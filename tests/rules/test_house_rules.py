@@ -138,9 +138,33 @@ def test_house_rules_declared_with_defaults() -> None:
         ("disruptive", ("winner-only", "either"), "winner-only"),
         ("shot-tie", ("true-stakes", "public-stakes"), "true-stakes"),
     ]
-    assert RULE_2_14.house_rules() == ()
+    # Issue 24: the server setting became rule 2.14's house rule, with a /config alias.
+    assert [(r.key, r.values, r.default, r.server_alias) for r in RULE_2_14.house_rules()] == [
+        ("locked-blocks-retreat", ("no", "yes"), "no", "locked-blocks-retreat"),
+    ]
     with pytest.raises(ValueError):
         HouseRule("x", ("a",), "b", "default not allowed")
+    with pytest.raises(ValueError, match="no and yes"):
+        HouseRule("x", ("a", "b"), "a", "an alias needs a yes/no rule", server_alias="x")
+
+
+def test_locked_blocks_retreat_reads_old_and_new_spellings() -> None:
+    """A duel started before it was a house rule stored locked_blocks_retreat true/false (in
+    its options, its results, its exports): read as the house rule's yes/no."""
+    for stored, blocks in (
+        ({}, False),
+        ({"locked_blocks_retreat": True}, True),
+        ({"locked_blocks_retreat": False}, False),
+        ({"locked-blocks-retreat": "yes"}, True),
+        ({"Locked_Blocks_Retreat": "on"}, True),
+        ({"locked-blocks-retreat": "no", "missing_move": "forfeit"}, False),
+    ):
+        assert RULE_2_14.make_options(stored).locked_blocks_retreat is blocks, stored
+    with pytest.raises(RulesError, match="locked-blocks-retreat must be one of no, yes"):
+        RULE_2_14.make_options({"locked-blocks-retreat": "maybe"})
+    assert RULE_2_14.normalize_params({"locked_blocks_retreat": True}) == {
+        "locked-blocks-retreat": "yes"
+    }
 
 
 def test_parse_house_rules_fills_defaults_and_forgives_case_and_underscores() -> None:
@@ -163,7 +187,7 @@ def test_parse_house_rules_fills_defaults_and_forgives_case_and_underscores() ->
         (BY_THIS_AXE, {"fligth": "after-blows"},
          ["'fligth'", "flight (before-blows, after-blows)", "forfeit (victim-chooses"]),
         (FOEQ, {"strong-against": "never"}, ["strong-against", "advantage, auto-win"]),
-        (RULE_2_14, {"flight": "x"}, ["no house rules"]),
+        (RULE_2_14, {"flight": "x"}, ["'flight'", "locked-blocks-retreat (no, yes)"]),
     ],
 )
 def test_bad_house_rules_name_the_key_and_the_allowed_values(

@@ -127,7 +127,7 @@ async def test_missing_move_switched_mid_duel_applies_to_later_duels_only(
             assert "Rules fixed for this duel" in status
             assert f"Missing move: {policy}" in status
             assert "Change of choice: off" in status
-            assert "Locked blocks retreat: no" in status
+            assert "House rules: locked-blocks-retreat=no" in status
             for fmt in ("markdown", "bbcode"):
                 text = await export(w, duel_id, fmt)
                 assert "Rules fixed for this duel" in text

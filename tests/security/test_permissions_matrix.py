@@ -62,6 +62,7 @@ config show                  admin     admin     admin     allow    allow      a
 config change-of-choice      admin     admin     admin     allow    allow      admin     allow
 config missing-move          admin     admin     admin     allow    allow      admin     allow
 config locked-blocks-retreat admin     admin     admin     allow    allow      admin     allow
+config house-rule            admin     admin     admin     allow    allow      admin     allow
 config commander-role        admin     admin     admin     allow    allow      admin     allow
 config admin-role            admin     admin     admin     allow    allow      admin     allow
 config duel-forum            admin     admin     admin     allow    allow      admin     allow
@@ -97,6 +98,7 @@ config show                  admin
 config change-of-choice      admin
 config missing-move          admin
 config locked-blocks-retreat admin
+config house-rule            admin
 config commander-role        admin
 config admin-role            admin
 config duel-forum            admin
@@ -186,6 +188,11 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[Ctx], dict[str, Any]]]] = {
         "config",
         "locked-blocks-retreat",
         lambda c: {"enabled": False},
+    ),
+    "/config house-rule": (
+        "config",
+        "house-rule",
+        lambda c: {"ruleset": "rule-2.14", "key": "locked-blocks-retreat", "value": "no"},
     ),
     "/config commander-role": ("config", "commander-role", lambda c: {"role": c.commander_role}),
     "/config admin-role": ("config", "admin-role", lambda c: {"role": c.admin_role}),

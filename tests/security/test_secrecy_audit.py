@@ -38,7 +38,8 @@ PATTERNS = {
     for m in MOVE_IDS
 }
 # Outcome and option names that contain a move word but name no move.
-OUTCOME_WORDS = re.compile(r"both[ _]retreat|locked[ _]blocks[ _]retreat", re.IGNORECASE)
+# Rule 2.14's house rule is spelt locked-blocks-retreat since issue 24 (a setting's name).
+OUTCOME_WORDS = re.compile(r"both[ _]retreat|locked[ _-]blocks[ _-]retreat", re.IGNORECASE)
 # The fixed example in every DM prompt (bot/presentation/discord_posts.py), sent before any move.
 STATIC_EXAMPLES = re.compile(r"\(for example `[^)]*\)")
 
@@ -268,4 +269,5 @@ def test_menu_rule() -> None:
     assert named_moves(menu + " you chose Evade") == {"evade"}
     assert named_moves("a_retreats locked_blocks_retreat") == set()
     assert named_moves("both retreat, Locked blocks retreat") == set()
+    assert named_moves("House rules: locked-blocks-retreat=no") == set()
     assert named_moves("Retreat") == {"retreat"}

@@ -501,7 +501,7 @@ async def test_close_both_retreat_ends_duel(services: Services, database: Databa
     assert closed.outcome == "both_retreat" and closed.duel.status == "ended"
 
 
-async def test_lock_is_stored_on_the_duel(services: Services, database: Database) -> None:
+async def test_lock_is_stored_in_the_duels_state(services: Services, database: Database) -> None:
     # Two Full Frontal Strikes always lock (rule 2.14).
     duel_id = await duel_with_round(services)
     for user in (ALICE, BOB):
@@ -511,8 +511,9 @@ async def test_lock_is_stored_on_the_duel(services: Services, database: Database
     closed = await services.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
     assert closed.outcome == "locked" and closed.duel.locked
     duel = await _duel_row(database, duel_id)
-    assert duel.locked and duel.status == "live" and duel.winner is None
-    assert duel.state["locked"] is True
+    assert duel.status == "live" and duel.winner is None
+    assert duel.state["locked"] is True  # the one place the lock is kept (migration 0007)
+    assert (await services.duels.get_duel(duel_id)).locked  # /duel status reads it there
 
 
 async def test_close_refusals(services: Services, database: Database) -> None:

@@ -11,19 +11,28 @@ from bot.db.engine import Database
 from bot.db.models import AuditEntry, DuellistProfile
 from bot.services.container import Services
 from bot.services.errors import InvalidInput, NotFound
+from bot.services.views import ProfileView
 from tests.services.helpers import ALICE, BOB, COMMANDER, GUILD, audit_rows, count
+
+RULE_2_14 = "rule-2.14"
+
+
+def str_agi(view: ProfileView) -> tuple[int, int]:
+    """The quick sheet `/stats` sets: rule 2.14's STR and AGI, in the profile's sheets."""
+    sheet = view.sheets[RULE_2_14]
+    return sheet["str"], sheet["agi"]
 
 # -- stats -------------------------------------------------------------------------------
 
 
 async def test_set_and_get_stats(services: Services, database: Database) -> None:
     view = await services.profiles.set_stats(GUILD, COMMANDER, ALICE, 12, 7)
-    assert (view.user_id, view.strength, view.agility) == (ALICE.user_id, 12, 7)
+    assert (view.user_id, *str_agi(view)) == (ALICE.user_id, 12, 7)
     got = await services.profiles.get_stats(GUILD, ALICE)
     assert got == view
     again = await services.profiles.set_stats(GUILD, COMMANDER, ALICE, 0, 1000)
-    assert (again.strength, again.agility) == (0, 1000)
-    assert (await services.profiles.get_stats(GUILD, ALICE)).strength == 0
+    assert str_agi(again) == (0, 1000)
+    assert str_agi(await services.profiles.get_stats(GUILD, ALICE)) == (0, 1000)
     assert await count(database, DuellistProfile) == 1
     rows = await audit_rows(database, "stats.set")
     assert [r.details["before"] for r in rows] == [None, {"str": 12, "agi": 7}]
@@ -58,7 +67,7 @@ async def test_invalid_stats_change_nothing(
     with pytest.raises(InvalidInput, match=named):
         await services.profiles.set_stats(GUILD, COMMANDER, BOB, strength, agility)
     view = await services.profiles.get_stats(GUILD, BOB)
-    assert (view.strength, view.agility) == (10, 10)
+    assert str_agi(view) == (10, 10)
     assert await count(database, AuditEntry) == audits
     with pytest.raises(InvalidInput):
         await services.profiles.set_stats(GUILD, COMMANDER, ALICE, strength, agility)
@@ -76,17 +85,18 @@ async def test_defaults_come_from_duel_settings(database: Database) -> None:
     view = await Services.create(database, defaults).settings.get(GUILD)
     assert view.change_of_choice is True
     assert view.missing_move == "forfeit"
-    assert view.locked_blocks_retreat is True
+    # config.toml's [duels] locked_blocks_retreat: rule 2.14's house rule for new servers.
+    assert view.house_rule_defaults == {RULE_2_14: {"locked-blocks-retreat": "yes"}}
     assert (view.commander_role_id, view.admin_role_id, view.results_channel_id) == (
         None,
         None,
         None,
     )
     plain = await Services.create(database).settings.get(GUILD + 1)
-    assert (plain.change_of_choice, plain.missing_move, plain.locked_blocks_retreat) == (
+    assert (plain.change_of_choice, plain.missing_move, plain.house_rule_defaults) == (
         False,
         "none",
-        False,
+        {},
     )
 
 
@@ -99,8 +109,9 @@ async def test_every_setter_is_audited_with_before_and_after(
     await s.set_admin_role(GUILD, 7, 666)
     await s.set_results_channel(GUILD, 7, 777)
     await s.set_missing_move(GUILD, 7, "forfeit")
-    view = await s.set_locked_blocks_retreat(GUILD, 7, True)
-    assert view.change_of_choice and view.locked_blocks_retreat
+    view = await s.set_house_rule_default(GUILD, 7, RULE_2_14, "Locked_Blocks_Retreat", "on")
+    assert view.change_of_choice
+    assert view.house_rule_defaults == {RULE_2_14: {"locked-blocks-retreat": "yes"}}
     assert (view.commander_role_id, view.admin_role_id, view.results_channel_id) == (555, 666, 777)
     assert view.missing_move == "forfeit"
     assert await s.get(GUILD) == view
@@ -112,8 +123,11 @@ async def test_every_setter_is_audited_with_before_and_after(
         "config.admin_role_id": (None, 666),
         "config.results_channel_id": (None, 777),
         "config.missing_move": ("none", "forfeit"),
-        "config.locked_blocks_retreat": (False, True),
+        "config.house_rule": (None, "yes"),
     }
+    (house,) = await audit_rows(database, "config.house_rule")
+    assert house.details["ruleset"] == RULE_2_14
+    assert house.details["key"] == "locked-blocks-retreat"
     assert all(r.actor_id == 7 and r.guild_id == GUILD for r in rows)
     await s.set_commander_role(GUILD, 8, None)
     last = (await audit_rows(database, "config.commander_role_id"))[-1]
@@ -128,6 +142,25 @@ async def test_missing_move_policy_is_validated(
         await services.settings.set_missing_move(GUILD, COMMANDER, policy)
     assert (await services.settings.get(GUILD)).missing_move == "none"
     assert await count(database, AuditEntry) == 0
+
+
+async def test_house_rule_defaults_are_validated_and_reset(
+    services: Services, database: Database
+) -> None:
+    s = services.settings
+    unknown = r"not a house rule of Rule 2\.14 Duelling \(its house rules: locked-blocks-retreat\)"
+    with pytest.raises(InvalidInput, match=unknown):
+        await s.set_house_rule_default(GUILD, 7, RULE_2_14, "flight", "yes")
+    with pytest.raises(InvalidInput, match="locked-blocks-retreat must be one of no, yes"):
+        await s.set_house_rule_default(GUILD, 7, RULE_2_14, "locked-blocks-retreat", "maybe")
+    with pytest.raises(InvalidInput, match="Unknown ruleset 'no-such'"):
+        await s.set_house_rule_default(GUILD, 7, "no-such", "x", "y")
+    assert await count(database, AuditEntry) == 0
+    await s.set_house_rule_default(GUILD, 7, "by-this-axe", "flight", "after-blows")
+    await s.set_house_rule_default(GUILD, 7, RULE_2_14, "locked-blocks-retreat", "yes")
+    view = await s.set_house_rule_default(GUILD, 7, RULE_2_14, "locked-blocks-retreat", None)
+    assert view.house_rule_defaults == {"by-this-axe": {"flight": "after-blows"}}
+    assert (await s.get(GUILD + 1)).house_rule_defaults == {}
 
 
 async def test_settings_are_per_server(services: Services) -> None:

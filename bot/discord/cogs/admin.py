@@ -11,7 +11,10 @@ from discord.ext import commands
 from bot.discord.checks import MANAGE_SERVER, admin_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.forum import bot_member, forum_refusal
+from bot.discord.generated import house_rule_alias_command, house_rule_aliases
 from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
+from bot.presentation.discord_text import safe
+from bot.rules import registry
 from bot.services.deadlines import parse_duration
 from bot.services.errors import InvalidInput
 from bot.services.views import window_text
@@ -36,6 +39,14 @@ def role_manager(role: discord.Role) -> str | None:
     return None
 
 
+# The duel systems that have house rules (/config house-rule's choices).
+HOUSE_RULE_RULESETS = [
+    app_commands.Choice(name=rules.title[:100], value=rules.id)
+    for rules in registry.all_rulesets()
+    if rules.house_rules()
+]
+
+
 class Admin(commands.Cog):
     config = app_commands.Group(
         name="config",
@@ -46,6 +57,14 @@ class Admin(commands.Cog):
 
     def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
+        # A house rule's own /config subcommand (rule 2.14's locked-blocks-retreat).
+        for rules, rule in house_rule_aliases():
+            self.config.add_command(house_rule_alias_command(rules, rule, self._alias_default))
+
+    async def _alias_default(
+        self, interaction: discord.Interaction[DuelBot], ruleset_id: str, key: str, value: str
+    ) -> str:
+        return await self._set_house_rule(interaction, ruleset_id, key, value)
 
     @config.command(name="show", description="Show this server's duel settings")
     @admin_only()
@@ -131,19 +150,45 @@ class Admin(commands.Cog):
         )
 
     @config.command(
-        name="locked-blocks-retreat",
-        description="Whether duellists locked in combat can retreat",
+        name="house-rule",
+        description="The default of a duel system's house rule in this server's new duels",
     )
-    @app_commands.describe(enabled="True: a locked duellist's retreat fails")
+    @app_commands.describe(
+        ruleset="The duel system",
+        key="The house rule (see /config show)",
+        value="Its value for new duels; leave out for the house rule's own default",
+    )
+    @app_commands.choices(ruleset=HOUSE_RULE_RULESETS)
     @admin_only()
-    async def locked_blocks_retreat(
-        self, interaction: discord.Interaction[DuelBot], enabled: bool
+    async def house_rule(
+        self,
+        interaction: discord.Interaction[DuelBot],
+        ruleset: str,
+        key: app_commands.Range[str, 1, 60],
+        value: app_commands.Range[str, 1, 60] | None = None,
     ) -> None:
-        await services_of(self.bot).settings.set_locked_blocks_retreat(
-            await require_guild(interaction), interaction.user.id, enabled
+        text = await self._set_house_rule(interaction, ruleset, key, value)
+        await interaction.followup.send(f"{text}\n{LATER_DUELS_ONLY}", ephemeral=True)
+
+    async def _set_house_rule(
+        self,
+        interaction: discord.Interaction[DuelBot],
+        ruleset_id: str,
+        key: str,
+        value: str | None,
+    ) -> str:
+        """Set the server's default and say what new duels now start with."""
+        view = await services_of(self.bot).settings.set_house_rule_default(
+            await require_guild(interaction), interaction.user.id, ruleset_id, key, value
         )
-        text = "a locked duellist's retreat fails" if enabled else "locked duellists may retreat"
-        await interaction.followup.send(f"Now {text}.\n{LATER_DUELS_ONLY}", ephemeral=True)
+        rules = registry.get(ruleset_id)
+        spelt = key.strip().casefold().replace("_", "-")
+        rule = next(r for r in rules.house_rules() if r.key == spelt)
+        chosen = view.house_rule_defaults.get(rules.id, {}).get(rule.key, rule.default)
+        return (
+            f"New {safe(rules.title)} duels start with `{rule.key}={chosen}` unless "
+            f"/duel start gives it ({safe(rule.help)}; allowed: {rule.allowed_text()})."
+        )
 
     @config.command(
         name="undo-window",

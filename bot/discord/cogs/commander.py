@@ -21,6 +21,7 @@ from bot.discord.checks import MANAGE_SERVER, answer_privately, commander_only, 
 from bot.discord.client import DuelBot, services_of
 from bot.discord.flood import refuse_over_budget
 from bot.discord.forum import duel_home
+from bot.discord.generated import stats_set_command
 from bot.discord.sheet_input import parse_sheet_fields
 from bot.exports.formats import export_duel, export_html
 from bot.presentation.discord_replies import (
@@ -41,13 +42,6 @@ from bot.services.scope import DUEL_NUMBER_MAX, DUEL_NUMBER_MIN, DuelScope
 from bot.services.views import MemberRef
 
 LIST_LIMIT = 50  # duels /duel list fetches (newest first); what does not fit is counted
-
-# `/stats set` sets the sheet the profile keeps in its columns (two whole numbers); its
-# range is the ruleset's own.
-_STAT_FIELDS = {f.name: f for f in stats_ruleset().sheet_fields}
-_STAT_MIN = min(f.minimum for f in _STAT_FIELDS.values() if f.minimum is not None)
-_STAT_MAX = max(f.maximum for f in _STAT_FIELDS.values() if f.maximum is not None)
-Stat = app_commands.Range[int, _STAT_MIN, _STAT_MAX]
 
 
 class DuelNumber(app_commands.Transformer[DuelBot]):
@@ -163,21 +157,10 @@ class Commander(commands.Cog):
 
     def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
+        # `/stats set member <field>...`: built from the quick sheet the ruleset declares.
+        self.stats.add_command(stats_set_command(stats_ruleset(), duellist_ref, profile_text))
 
     # -- /stats -------------------------------------------------------------------------
-
-    @stats.command(name="set", description="Set a member's STR and AGI for duels")
-    @app_commands.describe(member="The duellist", str_="Strength (STR)", agi="Agility (AGI)")
-    @app_commands.rename(str_="str")
-    @commander_only()
-    async def stats_set(
-        self, interaction: discord.Interaction[DuelBot], member: AnyMember, str_: Stat, agi: Stat
-    ) -> None:
-        guild_id = await require_guild(interaction)
-        profile = await services_of(self.bot).profiles.set_stats(
-            guild_id, interaction.user.id, duellist_ref(member), str_, agi
-        )
-        await interaction.followup.send(f"Stats saved: {profile_text(profile)}.", ephemeral=True)
 
     @stats.command(name="show", description="Show a member's duel statistics")
     @app_commands.describe(member="The duellist")

@@ -54,7 +54,9 @@ input (JSON object):
 """
 
 DUELLIST_KEYS = ("name", "str", "agi")
-OPTION_KEYS = ("missing_move", "locked_blocks_retreat")
+# locked_blocks_retreat (true/false) as written by hand and by older duels; the house rule's
+# own spelling (yes/no) as a duel stores it since it became a house rule.
+OPTION_KEYS = ("missing_move", "locked_blocks_retreat", "locked-blocks-retreat")
 
 
 def _duellist(value: Any, field: str) -> Duellist:
@@ -97,6 +99,13 @@ def _options(value: Any) -> Options:
     blocks = true_or_false(
         data.get("locked_blocks_retreat", False), "options.locked_blocks_retreat"
     )
+    house = data.get("locked-blocks-retreat")
+    if house is not None:
+        if house not in ("yes", "no"):
+            raise InvalidRoundInput(
+                f"options.locked-blocks-retreat must be yes or no, not {describe(house)}"
+            )
+        blocks = blocks or house == "yes"
     return Options(missing_move=missing, locked_blocks_retreat=blocks)
 
 
@@ -165,10 +174,14 @@ def odds_table(
 def odds_report(
     ruleset: Ruleset, values: Mapping[str, Any], house_rules: Mapping[str, str]
 ) -> OddsReport:
-    """`duelbot odds` for rule 2.14 (it has no house rules: ``house_rules`` is empty)."""
+    """`duelbot odds` for rule 2.14: its one house rule by the ``--locked_blocks_retreat``
+    switch or ``--option locked-blocks-retreat=yes`` (either turns it on)."""
     a = Duellist(values["a_name"], values["a_str"], values["a_agi"])
     b = Duellist(values["b_name"], values["b_str"], values["b_agi"])
-    options = Options(locked_blocks_retreat=bool(values["locked_blocks_retreat"]))
+    blocks = bool(values["locked_blocks_retreat"])
+    options = Options(
+        locked_blocks_retreat=blocks or ruleset.make_options(house_rules).locked_blocks_retreat
+    )
     locked = bool(values["locked"])
     table = odds_table(ruleset, a, b, options, locked=locked)
     text = render_odds_text(

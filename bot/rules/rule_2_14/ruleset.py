@@ -11,7 +11,7 @@ from bot.rules.base import Ruleset
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import InvalidChoice, InvalidRoundInput
-from bot.rules.params import DuelParam
+from bot.rules.params import YES_NO_ALIASES, DuelParam, HouseRule
 from bot.rules.rule_2_14 import command_line
 from bot.rules.rule_2_14.moves import (
     ATTACKS,
@@ -50,6 +50,19 @@ from bot.rules.terms import (
 
 #: Rule 2.14's one per-duel setting: the duellists start locked in combat.
 LOCKED = DuelParam("locked", "bool", False, "the duellists start locked in combat (true/false)")
+
+#: duelbot's house rule: a duellist locked in combat cannot retreat (2.14.1 does not say
+#: so). A server sets its default (`/config locked-blocks-retreat`, `/config house-rule`);
+#: a duel started before it was a house rule stored ``locked_blocks_retreat: true|false``
+#: in its options, which the aliases read as yes/no.
+LOCKED_BLOCKS_RETREAT = HouseRule(
+    "locked-blocks-retreat",
+    ("no", "yes"),
+    "no",
+    "a duellist locked in combat cannot retreat: the retreat fails",
+    aliases=YES_NO_ALIASES,
+    server_alias="locked-blocks-retreat",
+)
 
 
 class _Round:
@@ -92,8 +105,8 @@ class Rule214(Ruleset):
         SheetField("str", "int", "Strength (STR)", STAT_MIN, STAT_MAX),
         SheetField("agi", "int", "Agility (AGI)", STAT_MIN, STAT_MAX),
     )
-    # The profile's own STR/AGI columns (they predate per-ruleset sheets).
-    sheet_columns = (("str", "strength"), ("agi", "agility"))
+    # `/stats set member str agi`: the quick command for the two numbers every duel needs.
+    quick_sheet_fields = ("str", "agi")
     # "Alice rolls DICE3 (STR 8 - AGI 5) rolled 2", "Bob rolls DICE-3 (...) is 0 (...)".
     log_dice_pattern = r"rolls DICE-?[0-9]+ \([^)]*\) (?:rolled|is) ([0-9]+)"
 
@@ -176,14 +189,24 @@ class Rule214(Ruleset):
     def duel_params(self) -> tuple[DuelParam, ...]:
         return (LOCKED,)
 
+    def house_rules(self) -> tuple[HouseRule, ...]:
+        return (LOCKED_BLOCKS_RETREAT,)
+
+    def is_locked(self, state: Mapping[str, Any]) -> bool:
+        return bool(state.get("locked", False))
+
     def state_from_dict(self, data: Mapping[str, Any]) -> DuelState:
         return DuelState.from_dict(data)
 
     def make_options(self, settings: Mapping[str, Any]) -> Options:
+        """``settings``: ``missing_move`` (none, forfeit) and the house rule
+        ``locked-blocks-retreat`` (yes/no; an older duel's ``locked_blocks_retreat``
+        true/false is the same key); other keys are ignored."""
         policy = settings.get("missing_move", "none")
+        house = self.explicit_house_rules(settings)
         return Options(
             missing_move="forfeit" if policy == "forfeit" else "none",
-            locked_blocks_retreat=bool(settings.get("locked_blocks_retreat", False)),
+            locked_blocks_retreat=house.get(LOCKED_BLOCKS_RETREAT.key) == "yes",
         )
 
     def roll_classes(self, sides: int, purpose: str) -> list[tuple[int, int]]:
@@ -387,6 +410,8 @@ class Rule214(Ruleset):
     # -- odds ---------------------------------------------------------------------------
 
     def odds_table(
+
+
         self, a: Duellist, b: Duellist, options: Options | None = None, locked: bool = False
     ) -> list[tuple[str, str, dict[str, Fraction]]]:
         """Exact outcome probabilities for all 25 move pairs."""
@@ -410,5 +435,3 @@ class Rule214(Ruleset):
 
 
 RULE_2_14 = Rule214()
-
-
