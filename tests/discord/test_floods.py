@@ -152,7 +152,7 @@ async def test_round_prompts_go_out_while_thirty_accounts_flood(
         # Without the reserved share all 180 went out first. Under a loaded machine (the full
         # suite on 2 cores) the open itself takes longer, so allow three quarters, not half.
         assert before <= 135, f"{before} of the flood's answers went out before the prompts"
-        assert "Round 1" in all_text_of(fake.dms_to(w.ann.id)[0])
+        assert "Duel #1, round 1: your move" in all_text_of(fake.dms_to(w.ann.id)[0])
         assert fake.rate_limited == []
         pacer = pacing.install(w.bot)  # the bot's own pacer
         assert pacer.granted["bulk"] > 0 and pacer.granted["interactive"] >= 180
