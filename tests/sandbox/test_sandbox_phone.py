@@ -376,7 +376,8 @@ def a_foeq_step(
     first = wait(web, declares_first, timeout=30)
     open_view(web, f"#dm-list a[data-dm-user-id='{who[first]}']")
     wait(web, lambda: "First Declaration" in messages_text(web))
-    assert all(round_buttons(web, duel, 1)), "a closed step's buttons are still live"
+    # The edit that disables a closed step's buttons follows its close by a second.
+    wait(web, lambda: all(round_buttons(web, duel, 1)), timeout=30)
     screen_is_sound(web, "FoEQ: the next step's prompt")
     shot(web, "foeq-dm", size)
     assert_accessible(web, "FoEQ DMs")
