@@ -163,6 +163,30 @@ def dm(web: Any, who: dict[str, str], name: str, text: str, answer: str) -> None
     wait(web, lambda: answer in messages_text(web), timeout=30)
 
 
+#: Result heights on a phone (issue 26): rule 2.14 at most 700 px, a step of the others 900.
+RULE_2_14_MAX_PX, STEP_MAX_PX = 700, 900
+
+
+def result_height(web: Any, duel: str) -> float:
+    """The height of the newest result message of ``duel`` drawn in the view (its embed's
+    title "Duel #N, round|step K: A vs B"), or -1 when none is."""
+    return float(web.execute_script(
+        "const re = new RegExp('^Duel #' + arguments[0] + ', (round|step) \\\\d+: ');"
+        "const found = [...document.querySelectorAll('#messages .message')].filter(m =>"
+        " [...m.querySelectorAll('.embed-title')].some(t => re.test(t.textContent)));"
+        "return found.length ? found[found.length - 1].getBoundingClientRect().height : -1;",
+        duel,
+    ))
+
+
+def result_fits(web: Any, duel: str, limit: float, size: tuple[int, int]) -> None:
+    """On a phone, the newest result of ``duel`` is drawn within ``limit`` px."""
+    wait(web, lambda: result_height(web, duel) > 0)
+    if size == PHONE:
+        height = result_height(web, duel)
+        assert height <= limit, f"duel #{duel}'s result is {height:.0f} px tall (<= {limit})"
+
+
 def prompts_closed(web: Any, who: dict[str, str], duel: str, round_no: int, where: str) -> None:
     """Bob's DMs draw the closed round's move buttons disabled, once the bot's edit landed."""
     open_view(web, f"#dm-list a[data-dm-user-id='{who['bob']}']")
@@ -222,6 +246,7 @@ def play_round(
     wait(web, lambda: message_count(web) > before)
     wait(web, lambda: ("Full Frontal Strike" if first else "Retreat") in messages_text(web))
     screen_is_sound(web, f"channel after round {round_no}'s close")
+    result_fits(web, duel, RULE_2_14_MAX_PX, size)
     if first:
         shot(web, "channel-result", size)
 
@@ -338,6 +363,7 @@ def a_by_this_axe_round(web: Any, who: dict[str, str], channel: str, size: tuple
     run_command(web, "round close", duel=duel)
     wait(web, lambda: message_count(web) > before)
     screen_is_sound(web, "By This Axe: the result")
+    result_fits(web, duel, STEP_MAX_PX, size)
     shot(web, "axe-result", size)
     assert_accessible(web, "By This Axe result")
     # Ann and Bob have one live duel at a time here: DMs without "#N" stay unambiguous.
@@ -384,6 +410,7 @@ def a_foeq_step(
     as_commander_in(web, who, channel)
     wait(web, lambda: f"#{duel}" in messages_text(web))
     screen_is_sound(web, "FoEQ: the channel after the first step")
+    result_fits(web, duel, STEP_MAX_PX, size)
     return duel
 
 
