@@ -41,6 +41,7 @@ OUTBOX_WRITTEN = "duelbot.outbox_written"
 # Transactions here take milliseconds; a lock held longer is another process (a backup, a
 # CLI): the user should hear "try again" within seconds, not after 30 s of "thinking".
 SQLITE_BUSY_TIMEOUT = 5.0
+BEGIN = "BEGIN IMMEDIATE"
 
 
 def is_sqlite(url: str) -> bool:
@@ -137,7 +138,13 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        driver = conn.connection.driver_connection
+        if isinstance(driver, SqliteThread):
+            # straight to the driver, which sends it with the first statement: a statement
+            # executed through SQLAlchemy only to be held back cost a fifth of a move's CPU
+            driver.hold_begin(BEGIN)
+        else:
+            conn.exec_driver_sql(BEGIN)
 
 
 class DatabaseUnavailable(Exception):
@@ -163,34 +170,31 @@ class Work:
 
     connection: AsyncConnection
     joined: AsyncSession | None = None
-    # Set once a step ended the transaction (``run``'s ``finish_if``): nothing may follow.
+    # Set once a step finished the transaction (``run``): nothing may follow.
     finished: bool = False
 
-    async def run(
-        self, step: Callable[[Connection], T], *, finish_if: Callable[[T], bool] | None = None
-    ) -> T:
+    async def run(self, step: Callable[[Connection], tuple[T, bool]]) -> T:
         """``step`` on a SYNC Core connection in this transaction, so one function of
         Core statements serves both backends: on SQLite in ONE hop of the database's
-        thread (SqliteThread.run_core: the held-back BEGIN IMMEDIATE, every statement of
-        the step), on PostgreSQL through ``AsyncConnection.run_sync`` (no thread).
+        thread (``SqliteThread.run_core``: the held-back BEGIN IMMEDIATE, every statement
+        of the step), on PostgreSQL through ``AsyncConnection.run_sync`` (no thread).
 
-        ``finish_if(result)``: the caller's decision that the transaction has nothing
-        more to do. Then this unit of work commits it, on SQLite in the same hop (no hop
-        of its own for the COMMIT), on PostgreSQL when the block ends (one round trip
-        either way); after it, the transaction takes no further statement."""
+        The step answers its result and whether the transaction has nothing more to do
+        (the caller's decision). Then this unit of work commits it, on SQLite in the same
+        hop (no hop of its own for the COMMIT), on PostgreSQL when the block ends (one
+        round trip either way); after it, the transaction takes no further work."""
         self._check_open()
         raw = await self.connection.get_raw_connection()
         driver = raw.driver_connection
         if isinstance(driver, SqliteThread):
             try:
-                result, self.finished = await driver.run_core(step, commit_if=finish_if)
+                result, self.finished = await driver.run_core(step)
             except sqlite3.Error as error:
                 # the step's statements raise SQLAlchemy's errors already; the BEGIN and
                 # the COMMIT around them are sqlite3's own calls: wrapped the same way
                 raise DBAPIError.instance(None, None, error, sqlite3.Error) from error
             return result
-        result = await self.connection.run_sync(step)
-        self.finished = finish_if is not None and finish_if(result)
+        result, self.finished = await self.connection.run_sync(step)
         return result
 
     def session(self) -> AsyncSession:

@@ -10,7 +10,7 @@ What this gives:
 
 * ``run(fn, *args)``: the public hop. ``fn(sqlite3_connection, *args)`` runs in the worker
   thread, any number of statements in ONE hop;
-* ``run_core(step, *args, commit_if=...)``: the same hop, ``step`` getting a SYNC SQLAlchemy
+* ``run_core(step, *args)``: the same hop, ``step`` getting a SYNC SQLAlchemy
   ``Connection`` over the thread's sqlite3 connection, so the Core statements of
   bot/db/queries.py run here exactly as on PostgreSQL (``AsyncConnection.run_sync``);
 * the aiosqlite-shaped surface SQLAlchemy's ``sqlite+aiosqlite`` dialect adapter calls
@@ -27,8 +27,8 @@ transaction then costs one hop less, and one with no statement at all costs none
 ``in_transaction`` after every hop) and costs none.
 
 The connection is opened with ``isolation_level=None``: sqlite3 never begins or commits on
-its own; the transactions are the engine's (and ``run_core``'s ``commit_if``, its
-caller's decision). This module never commits of its own accord.
+its own; the transactions are the engine's (and a ``run_core`` step's, when it answers "commit":
+the step's decision). This module never commits of its own accord.
 """
 
 from __future__ import annotations
@@ -269,31 +269,25 @@ class SqliteThread:
         return fn(conn, *args)
 
     async def run_core(
-        self,
-        step: Callable[Concatenate[Connection, P], T],
-        *args: Any,
-        commit_if: Callable[[T], bool] | None = None,
+        self, step: Callable[Concatenate[Connection, P], tuple[T, bool]], *args: Any
     ) -> tuple[T, bool]:
         """``step(sync_connection, *args)`` in the worker thread (one hop), on a SYNC
         SQLAlchemy ``Connection`` over this sqlite3 connection, in the transaction begun
-        (the held-back BEGIN first). When the caller's ``commit_if(result)`` says so, the
-        transaction is committed in the same hop. Returns the result and whether it
-        committed."""
-        return await self.run(self._core_step, step, args, commit_if)
+        (the held-back BEGIN first). The step answers its result and whether to commit:
+        its caller's decision, carried out in the same hop. Returned as the step's."""
+        return await self.run(self._core_step, step, args)
 
     def _core_step(
         self,
         conn: sqlite3.Connection,
-        step: Callable[..., T],
+        step: Callable[..., tuple[T, bool]],
         args: tuple[Any, ...],
-        commit_if: Callable[[T], bool] | None,
     ) -> tuple[T, bool]:
         core = self._core_connection(conn)
         try:
-            result = step(core, *args)
+            result, commit = step(core, *args)
         finally:
             core.rollback()  # SQLAlchemy's bookkeeping only: _Lent's rollback does nothing
-        commit = commit_if is not None and commit_if(result)
         if commit:
             conn.commit()
         return result, commit

@@ -199,10 +199,7 @@ class RoundCommands(DuelUseCases):
         async with connection_transaction(self._db) as work:
             # read, decide and store in one step (on SQLite: one hop of the database's
             # thread); committed in that step unless the move completes the round
-            duel, rnd, took = await work.run(
-                partial(_take_move, req, scope, self._defaults),
-                finish_if=_leaves_round_open,
-            )
+            duel, rnd, took = await work.run(partial(_take_move, req, scope, self._defaults))
             closed = None
             if took.completes_round:
                 closed = await self._close_after_move(work.session(), duel.id, rnd.id)
@@ -397,10 +394,12 @@ Taken = tuple[DuelSnapshot, RoundSnapshot, Accepted]
 
 def _take_move(
     req: MoveRequest, scope: DuelScope, defaults: DuelSettings, conn: Connection
-) -> Taken:
+) -> tuple[Taken, bool]:
     """The move's whole pass on a sync connection (``Work.run``): the duel and its open
     round (locked), the round's stored moves, the decision (``acceptance.accept``), the
-    store. A refusal raises (the transaction rolls back)."""
+    store. A refusal raises (the transaction rolls back). Answers whether the
+    transaction is finished: yes unless the move completes the round (the close follows
+    in the same transaction)."""
     duel, rnd = _move_snapshot(conn, req)
     if not scope.includes(duel):
         raise scope.not_found(duel.id)
@@ -421,13 +420,7 @@ def _take_move(
         at=now,
         supersede_id=took.supersedes,
     )
-    return duel, rnd, took
-
-
-def _leaves_round_open(taken: Taken) -> bool:
-    """The transaction of a move ends with its store unless the move completes the round
-    (the close follows in the same transaction)."""
-    return not taken[2].completes_round
+    return (duel, rnd, took), not took.completes_round
 
 
 def _move_snapshot(conn: Connection, req: MoveRequest) -> tuple[DuelSnapshot, RoundSnapshot | None]:

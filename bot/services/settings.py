@@ -183,4 +183,3 @@ class SettingsService:
             )
             await session.flush()
             return settings_view(row, self._defaults)
-

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -29,11 +30,11 @@ async def driver_of(session: AsyncSession) -> SqliteThread:
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> Database:
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
     made = make_database(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
     async with made.engine.begin() as conn:
         await conn.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)"))
-    yield made  # type: ignore[misc]
+    yield made
     await made.dispose()
 
 
@@ -65,9 +66,11 @@ async def test_one_hop_per_statement(db: Database) -> None:
     assert count == 3
 
 
-def add(conn: Connection, value: str) -> int:
+def add(conn: Connection, value: str, *, finish: bool = False) -> tuple[int, bool]:
+    """A step: insert ``value``, answer the row count and whether that ends the
+    transaction."""
     conn.execute(text("INSERT INTO t (v) VALUES (:v)"), {"v": value})
-    return int(conn.execute(text("SELECT count(*) FROM t")).scalar_one())
+    return int(conn.execute(text("SELECT count(*) FROM t")).scalar_one()), finish
 
 
 async def test_a_step_is_one_hop_and_commits_only_when_asked(db: Database) -> None:
@@ -77,14 +80,14 @@ async def test_a_step_is_one_hop_and_commits_only_when_asked(db: Database) -> No
     async with db.connection_transaction() as work:
         # BEGIN IMMEDIATE, two statements and the COMMIT: one hop; the block's own commit
         # and the pool's check-in then have nothing left to do (no hop)
-        assert await work.run(lambda conn: add(conn, "a"), finish_if=lambda n: n == 1) == 1
+        assert await work.run(lambda conn: add(conn, "a", finish=True)) == 1
         assert work.finished
         with pytest.raises(RuntimeError):
             work.session()  # the transaction is over: nothing may join it
     assert driver.hops - before == 1
     before = driver.hops
     async with db.connection_transaction() as work:  # not finished: the block commits
-        assert await work.run(lambda conn: add(conn, "b"), finish_if=lambda n: n == 1) == 2
+        assert await work.run(lambda conn: add(conn, "b")) == 2
         assert not work.finished
         await work.session().execute(text("INSERT INTO t (v) VALUES ('c')"))
     async with db.transaction() as session:
@@ -115,12 +118,12 @@ async def test_a_locked_file_fails_the_step_as_a_statement_would(
         other.execute("BEGIN IMMEDIATE")
         with pytest.raises(DatabaseUnavailable, match="locked") as failed:
             async with db.connection_transaction() as work:
-                await work.run(lambda conn: add(conn, "a"), finish_if=lambda _: True)
+                await work.run(lambda conn: add(conn, "a", finish=True))
         assert isinstance(failed.value.__cause__, OperationalError)
         other.execute("ROLLBACK")
         other.close()
         async with db.connection_transaction() as work:
-            assert await work.run(lambda conn: add(conn, "a"), finish_if=lambda _: True) == 1
+            assert await work.run(lambda conn: add(conn, "a", finish=True)) == 1
     finally:
         await db.dispose()
 

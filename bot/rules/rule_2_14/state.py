@@ -87,6 +87,3 @@ class Options:
                 f"missing_move must be one of {', '.join(MISSING_MOVE_POLICIES)}, "
                 f"not {self.missing_move!r}."
             )
-
-
-
