@@ -137,9 +137,7 @@ async def prepare_database(settings: Settings) -> bool:
         if "Can't locate revision" in message:
             log.error(
                 "Database %s is at a revision this duelbot does not know (a newer duelbot "
-                "migrated it?): %s. Run the newer duelbot, or restore a backup.",
-                where,
-                message,
+                "migrated it?): %s. Run the newer duelbot, or restore a backup.", where, message
             )
         else:
             log.error("Database %s cannot be used: %s", where, message)
@@ -147,13 +145,11 @@ async def prepare_database(settings: Settings) -> bool:
     if before == after:
         log.info("Database %s at revision %s (up to date)", where, after)
     else:
-        log.info(
-            "Database %s at revision %s (upgraded from %s)",
-            where,
-            after,
-            before or "an empty database",
-        )
+        log.info("Database %s at revision %s (upgraded from %s)", where, after,
+                 before or "an empty database")
     return True
+
+
 
 
 @asynccontextmanager

@@ -303,7 +303,7 @@ def _archive(section: Mapping[str, Any]) -> ArchiveSettings:
     scheme, _, rest = base_url.partition("://")
     if scheme.lower() not in ("http", "https") or not rest or any(c.isspace() for c in base_url):
         raise ConfigError(
-            "[archive] base_url must be an http:// or https:// URL without spaces, e.g. "
+            '[archive] base_url must be an http:// or https:// URL without spaces, e.g. '
             '"https://duels.example.org/archive" (or "https://duels.example.org/{guild_id}").'
         )
     return ArchiveSettings(base_url=base_url)

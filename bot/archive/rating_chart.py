@@ -43,7 +43,8 @@ def rating_chart_svg(points: Sequence[RatedPoint], *, title: str = "Rating") -> 
     )
     if not points:
         return (
-            head + f'<text x="{WIDTH // 2}" y="{HEIGHT // 2}" text-anchor="middle" '
+            head
+            + f'<text x="{WIDTH // 2}" y="{HEIGHT // 2}" text-anchor="middle" '
             'fill="currentColor" font-size="14">No rated duel yet</text></svg>'
         )
     ratings = [float(p.rating) for p in points]

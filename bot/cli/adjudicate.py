@@ -83,16 +83,8 @@ def parse_round_input(data: Any, *, field: str = "", extra: Sequence[str] = ()) 
 #: The keys of `duelbot adjudicate`'s input for any ruleset: a round as exported
 #: (docs/export-format.md) plus the ruleset and duel it belongs to. The other keys of an
 #: exported round are accepted and ignored (a round can be pasted as it is).
-GENERIC_ROUND_KEYS = (
-    "ruleset",
-    "duel_id",
-    "round_no",
-    "number",
-    "state_before",
-    "choices",
-    "options",
-    "seed",
-)
+GENERIC_ROUND_KEYS = ("ruleset", "duel_id", "round_no", "number", "state_before", "choices",
+                      "options", "seed")
 EXPORTED_ROUND_EXTRA = (
     "status", "opened_by", "opened_at", "deadline", "commitment", "closed_by", "closed_at",
     "close_reason", "outcome", "result", "undone_by", "undone_at", "undo_reason",
@@ -218,6 +210,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+
 def add_parser(sub: Any) -> None:
     default = get_ruleset(DEFAULT_RULESET_ID).short_name()
 
@@ -239,5 +232,7 @@ def add_parser(sub: Any) -> None:
     fmt = adj.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="machine-readable output")
     fmt.add_argument("--bbcode", action="store_true", help="a BBCode post for forums")
-    fmt.add_argument("--markdown", action="store_true", help="a Markdown post (the default)")
+    fmt.add_argument(
+        "--markdown", action="store_true", help="a Markdown post (the default)"
+    )
     adj.set_defaults(func=cmd_adjudicate)

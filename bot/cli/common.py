@@ -48,6 +48,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+
 def _describe(value: Any) -> str:
     text = json.dumps(value) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 40 else text[:40] + "…"
@@ -137,6 +138,7 @@ def _seed(value: Any, field: str) -> str:
             f"{field} must be 64 hexadecimal characters (32 bytes), not {_describe(value)}"
         ) from None
     return value.strip().lower()
+
 
 
 def _with_services(args: argparse.Namespace, use: Callable[[Services], Awaitable[T]]) -> T:

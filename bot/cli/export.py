@@ -90,9 +90,11 @@ def cmd_archive(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(f"cannot write the archive to {args.dir}: {exc.strerror or exc}") from None
     print(
-        f"{len(histories)} duel page(s), {written[0]} and a ladder page written (server {guild_id})"
+        f"{len(histories)} duel page(s), {written[0]} and a ladder page written "
+        f"(server {guild_id})"
     )
     return EXIT_OK
+
 
 
 def add_parsers(sub: Any) -> None:

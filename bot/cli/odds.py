@@ -91,7 +91,8 @@ def add_parser(sub: Any) -> None:
     ]
     odds = sub.add_parser(
         "odds",
-        help="exact odds of a round: " + ", ".join(r.short_name() for r in rulesets),
+        help="exact odds of a round: "
+        + ", ".join(r.short_name() for r in rulesets),
         description="Exact probabilities (fractions), by enumeration of every die face.\n"
         + "\n".join(lines),
         epilog="\n".join(f"example: {e}" for e in examples) or None,

@@ -46,6 +46,7 @@ def cmd_health(args: argparse.Namespace) -> int:
     return _finish(check())
 
 
+
 def add_parsers(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     """`run`, `sync-commands`, `sandbox` and `db upgrade` (`health` comes last in the help:
     ``add_health_parser``)."""

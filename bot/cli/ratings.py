@@ -55,10 +55,9 @@ def summary(reports: list[RebuildReport], *, check: bool) -> list[str]:
     """One line per ladder (and its first differences), then the totals."""
     lines = []
     for r in reports:
-        state = (
-            "equal to the stored values"
-            if not r.differences
-            else (f"{len(r.differences)} stored value(s) differ" + ("" if check else " (repaired)"))
+        state = "equal to the stored values" if not r.differences else (
+            f"{len(r.differences)} stored value(s) differ"
+            + ("" if check else " (repaired)")
         )
         lines.append(
             f"server {r.guild_id} {r.ruleset}: {r.duels} ended duel(s), {r.members} member(s), "

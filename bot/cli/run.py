@@ -37,6 +37,7 @@ EXIT_USAGE = 2
 RETRY_DELAYS = (5.0, 10.0, 20.0, 40.0, 60.0)
 
 
+
 def run_bot(config_path: str | None) -> int:
     """Run the bot until SIGTERM/SIGINT; 0 on a clean stop, 2 on a usage error (bad config,
     no token, a token or intents Discord refuses), 1 when the database cannot be used."""
@@ -84,9 +85,7 @@ async def serve(settings: Settings, token: str) -> int:
         return EXIT_FAILED
     log.info(
         "Discord at %s (gateway %s), %s",
-        settings.discord.api_base_url,
-        settings.discord.gateway_url,
-        _shards_text(settings),
+        settings.discord.api_base_url, settings.discord.gateway_url, _shards_text(settings),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -133,9 +132,7 @@ async def _run_client(
         user = bot.user
         log.info(
             "Connected to Discord as %s (id %s), %d server(s)",
-            user,
-            getattr(user, "id", "?"),
-            len(bot.guilds),
+            user, getattr(user, "id", "?"), len(bot.guilds),
         )
 
     bot.add_listener(connected, "on_ready")
@@ -166,7 +163,8 @@ async def _run_client(
             if exc.code == 4004:
                 log.error("Discord refused the token in DISCORD_TOKEN (gateway close 4004)")
                 return EXIT_USAGE
-            log.error("Discord closed the gateway connection (code %s): %s", exc.code, reason(exc))
+            log.error("Discord closed the gateway connection (code %s): %s", exc.code,
+                      reason(exc))
             return EXIT_FAILED
         except (
             aiohttp.ClientError,
@@ -188,3 +186,4 @@ async def _run_client(
             log.error("The Discord connection ended unexpectedly")
             return EXIT_FAILED
     return EXIT_OK
+

@@ -73,7 +73,9 @@ _ABSENT = object()
 
 def _published_rolls(value: Any, field: str) -> list[Any]:
     if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
-        raise InputError(f"{field} must be a list of objects with keys {', '.join(ROLL_KEYS)}")
+        raise InputError(
+            f"{field} must be a list of objects with keys {', '.join(ROLL_KEYS)}"
+        )
     return value
 
 
@@ -102,7 +104,9 @@ def parse_verify_input(data: Any) -> VerifyInput:
         else:
             seed = _seed(seed_value, "seed")
             if rnd.seed is not None and rnd.seed != seed:
-                notes.append(f"seed: the input's seed {rnd.seed} is not the published seed {seed}")
+                notes.append(
+                    f"seed: the input's seed {rnd.seed} is not the published seed {seed}"
+                )
         return VerifyInput(
             round=rnd,
             seed=seed,
@@ -154,7 +158,9 @@ def verify_round(vi: VerifyInput) -> tuple[list[str], dict[str, Any]]:
             )
     want: list[dict[str, Any]] = expected["rolls"]
     if len(vi.rolls) != len(want):
-        mismatches.append(f"rolls: published {len(vi.rolls)} roll(s), the rules make {len(want)}")
+        mismatches.append(
+            f"rolls: published {len(vi.rolls)} roll(s), the rules make {len(want)}"
+        )
     for i, (pub, exp) in enumerate(zip(vi.rolls, want, strict=False)):
         for key in ROLL_KEYS:
             got = pub.get(key, _ABSENT)

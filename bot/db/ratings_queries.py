@@ -65,7 +65,9 @@ def _at_or_after(
     return or_(at > when, and_(at == when, duel_id >= number))
 
 
-async def lock_ladder(session: AsyncSession, guild_id: int, ruleset: str) -> tuple[Ladder, bool]:
+async def lock_ladder(
+    session: AsyncSession, guild_id: int, ruleset: str
+) -> tuple[Ladder, bool]:
     """The ladder's row, created if missing (True: created now), locked FOR UPDATE (on
     SQLite the transaction already holds the write lock): every change to a ladder goes
     through here first."""
@@ -143,7 +145,9 @@ async def entries(
     if user_ids is not None:
         stmt = stmt.where(LadderEntry.user_id.in_(list(user_ids)))
     if before is not None:
-        stmt = stmt.where(~_at_or_after(LadderEntry.ended_at, LadderEntry.duel_id, before))
+        stmt = stmt.where(
+            ~_at_or_after(LadderEntry.ended_at, LadderEntry.duel_id, before)
+        )
     stmt = stmt.order_by(LadderEntry.ended_at, LadderEntry.duel_id, LadderEntry.user_id)
     return list((await session.execute(stmt)).scalars())
 

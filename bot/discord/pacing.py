@@ -113,7 +113,9 @@ class GlobalPacer:
             return False
         if bulk:
             return total < self.bulk_ceiling or self._held[True] < self.bulk_reserved
-        return self._bulk_waiting == 0 or self._held[False] < self.interactive_while_bulk_waits
+        return (
+            self._bulk_waiting == 0 or self._held[False] < self.interactive_while_bulk_waits
+        )
 
     async def acquire(self, *, bulk: bool = False) -> Slot:
         """Wait for a place in the window; give it back with :meth:`release` once the

@@ -127,7 +127,10 @@ class DuelCheck:
             return f"NOT VERIFIED: {self.first_mismatch}"
         done = sum(1 for r in self.rounds if r.skipped is None)
         skipped = len(self.rounds) - done
-        text = f"OK: duel {self.duel_id} ({self.ruleset}): {done} round(s) re-adjudicated, all hold"
+        text = (
+            f"OK: duel {self.duel_id} ({self.ruleset}): {done} round(s) re-adjudicated, "
+            "all hold"
+        )
         if skipped:
             text += f"; {skipped} round(s) not re-adjudicated (open, cancelled or still secret)"
         return text
@@ -223,7 +226,8 @@ def _read_round(rules: Ruleset, where: str, r: Mapping[str, Any]) -> None:
     withheld = r.get("withheld", [])
     if not isinstance(withheld, list) or not all(w in WITHHELD_NAMES for w in withheld):
         raise UnreadableExport(
-            f"{where}.withheld must be a list of {', '.join(WITHHELD_NAMES)}, not {_show(withheld)}"
+            f"{where}.withheld must be a list of {', '.join(WITHHELD_NAMES)}, "
+            f"not {_show(withheld)}"
         )
     if r["status"] not in ADJUDICATED:
         return  # open or cancelled: nothing of it is re-adjudicated
@@ -292,7 +296,9 @@ def _seed_and_rolls(
             roll_problems.append(f"rolls[{k}].sides: {exc.message}")
             continue
         if not (type(value) is int and value == want):
-            roll_problems.append(f"rolls[{k}].value: published {_show(value)}, re-derived {want}")
+            roll_problems.append(
+                f"rolls[{k}].value: published {_show(value)}, re-derived {want}"
+            )
         elif sides > 1:
             chance /= sides
     actual = commitment(seed)  # type: ignore[arg-type]
@@ -543,13 +549,11 @@ def verify_duel(data: Any) -> DuelCheck:
         # A live duel's rounds cannot have ended it (an undone one could: it is "undone").
         for r in rounds:
             result = r.get("result")
-            if (
-                r.get("status") == "closed"
-                and isinstance(result, Mapping)
-                and (result.get("ended") is True)
+            if r.get("status") == "closed" and isinstance(result, Mapping) and (
+                result.get("ended") is True
             ):
                 check.duel_mismatches.append(
-                    f'status: published "live", but round {r["number"]} ended the duel'
+                    f"status: published \"live\", but round {r['number']} ended the duel"
                 )
                 break
     if (

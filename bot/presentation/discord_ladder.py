@@ -40,7 +40,9 @@ def streak_text(streak: int) -> str:
 
 def record_text(line: RecordLine) -> str:
     """``5W 2L 1D 1R 0C``: the record in the legend's letters."""
-    return f"{line.wins}W {line.losses}L {line.draws}D {line.retreats}R {line.commander_ended}C"
+    return (
+        f"{line.wins}W {line.losses}L {line.draws}D {line.retreats}R {line.commander_ended}C"
+    )
 
 
 def leaderboard_embed(page: LeaderboardPage) -> discord.Embed:

@@ -132,7 +132,10 @@ def _heading(a: str, b: str, duel_id: int | None, round_no: int | None) -> str:
 def _roll(m: Markup, roll: RollLine, names: dict[str, str]) -> str:
     note = " (X <= 0 always yields 0)" if isinstance(roll.sides, int) and roll.sides <= 0 else ""
     who = names.get(roll.for_side, m.escape(roll.for_side))
-    return f"{m.code(roll.label)}: DICE{roll.sides} = {roll.value}{note} for {who} ({roll.purpose})"
+    return (
+        f"{m.code(roll.label)}: DICE{roll.sides} = {roll.value}{note} for {who} "
+        f"({roll.purpose})"
+    )
 
 
 def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) -> str:

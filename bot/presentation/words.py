@@ -39,13 +39,13 @@ def one_line(text: Any) -> str:
 
 
 def undone_note(by: str | None, reason: str | None) -> str:
-    """ " (undone by X: reason)" after an undone round's title; ``by`` and ``reason`` as the
+    """" (undone by X: reason)" after an undone round's title; ``by`` and ``reason`` as the
     format shows them (already escaped)."""
     return " (undone" + (f" by {by}" if by else "") + (f": {reason}" if reason else "") + ")"
 
 
 def follows_undo_note(round_no: int | None) -> str:
-    """ " (follows the undo of round N)" after a re-rolled round's title."""
+    """" (follows the undo of round N)" after a re-rolled round's title."""
     return "" if round_no is None else f" (follows the undo of round {round_no})"
 
 

@@ -221,7 +221,9 @@ def _param_value(param: DuelParam, raw_value: object) -> Any:
     for alias, value in param.aliases:
         if given == _house_value(alias):
             return value
-    raise InvalidHouseRule(f"{param.key} must be one of {param.allowed_text()}, not {raw_value!r}.")
+    raise InvalidHouseRule(
+        f"{param.key} must be one of {param.allowed_text()}, not {raw_value!r}."
+    )
 
 
 class Ruleset(ABC):

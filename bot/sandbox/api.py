@@ -42,15 +42,7 @@ REPLY_WAIT_SECONDS = 8.0
 # Application command option types (Discord API docs, "Application Command Option Type").
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = (
-    3,
-    4,
-    5,
-    6,
-    7,
-    8,
-    9,
-    10,
-    11,
+    3, 4, 5, 6, 7, 8, 9, 10, 11,
 )
 ID_OPTION_TYPES = (USER, CHANNEL, ROLE, MENTIONABLE)
 #: A snowflake: 1 to 20 ASCII digits below 2^64 (int() would also take "٣" or "1_0").
@@ -78,7 +70,9 @@ class SandboxApi:
 
     # -- the app ----------------------------------------------------------------------
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=16 * 1024 * 1024, middlewares=[self.guard.middleware])
+        app = web.Application(
+            client_max_size=16 * 1024 * 1024, middlewares=[self.guard.middleware]
+        )
         for path in PAGES:
             app.router.add_get(path, self.page)
         routes: list[tuple[str, str, Handler]] = [
@@ -113,11 +107,8 @@ class SandboxApi:
             except Exception as exc:  # a bug of ours: one JSON line, the traceback in the log
                 log.exception("sandbox API %s %s failed", request.method, request.path)
                 return web.json_response(
-                    {
-                        "error": f"the sandbox failed on this request ({type(exc).__name__}); "
-                        "its log has the details"
-                    },
-                    status=500,
+                    {"error": f"the sandbox failed on this request ({type(exc).__name__}); "
+                              "its log has the details"}, status=500
                 )
 
         return wrapped
@@ -167,9 +158,8 @@ class SandboxApi:
         out: list[FakeChannel] = []
         for ch in sorted((c for c in mine if not c.is_thread), key=lambda c: (c.position, c.id)):
             out.append(ch)
-            out += sorted(
-                (t for t in mine if t.is_thread and t.parent_id == ch.id), key=lambda t: t.id
-            )
+            out += sorted((t for t in mine if t.is_thread and t.parent_id == ch.id),
+                          key=lambda t: t.id)
         return out
 
     def _channel(self, ch: FakeChannel) -> JSON:
@@ -230,12 +220,9 @@ class SandboxApi:
         viewer = self._member(request.query.get("as", ""))
         attachment_id = _int(request.match_info["attachment_id"], "attachment_id")
         holder = next(
-            (
-                m
-                for m in self.fake.messages.values()
-                if not m.deleted
-                and any(str(a.get("id")) == str(attachment_id) for a in m.attachments)
-            ),
+            (m for m in self.fake.messages.values()
+             if not m.deleted and any(str(a.get("id")) == str(attachment_id)
+                                      for a in m.attachments)),
             None,
         )
         stored = self.fake.cdn.get(attachment_id)
@@ -247,7 +234,7 @@ class SandboxApi:
         content_type = (stored.content_type or "").split(";")[0]
         if content_type in ("", "application/octet-stream"):
             content_type = mimetypes.guess_type(stored.filename)[0] or "application/octet-stream"
-        filename = re.sub(r"[^A-Za-z0-9._-]", "_", stored.filename) or "file"
+        filename = re.sub(r'[^A-Za-z0-9._-]', "_", stored.filename) or "file"
         headers = {"Cache-Control": "no-store"}
         if content_type == "text/html":
             headers["Content-Disposition"] = f'inline; filename="{filename}"'
@@ -255,10 +242,8 @@ class SandboxApi:
         else:
             headers["Content-Disposition"] = f'attachment; filename="{filename}"'
         return web.Response(
-            body=stored.data,
-            content_type=content_type,
-            charset="utf-8"
-            if content_type.startswith("text/") or content_type.endswith("json")
+            body=stored.data, content_type=content_type,
+            charset="utf-8" if content_type.startswith("text/") or content_type.endswith("json")
             else None,
             headers=headers,
         )
@@ -336,12 +321,7 @@ class SandboxApi:
         guild_id, channel_id = self._where(body)
         name, group, sub, options = self._invocation(body, guild_id)
         handle = await self.fake.invoke_slash(
-            guild_id,
-            channel_id,
-            person.user.id,
-            name,
-            subcommand=sub,
-            group=group,
+            guild_id, channel_id, person.user.id, name, subcommand=sub, group=group,
             options=options,
         )
         return await _answer(handle)
@@ -356,13 +336,7 @@ class SandboxApi:
             raise BadRequest("focused: the name of the option being typed")
         name, group, sub, options = self._invocation(body, guild_id, partial=focused)
         handle = await self.fake.autocomplete(
-            guild_id,
-            channel_id,
-            person.user.id,
-            name,
-            focused,
-            subcommand=sub,
-            group=group,
+            guild_id, channel_id, person.user.id, name, focused, subcommand=sub, group=group,
             options=options,
         )
         try:
@@ -385,7 +359,7 @@ class SandboxApi:
     ) -> tuple[str, str | None, str | None, dict[str, Any]]:
         name = body.get("command")
         if not isinstance(name, str) or not name:
-            raise BadRequest('command: the command\'s name, e.g. "duel"')
+            raise BadRequest("command: the command's name, e.g. \"duel\"")
         group, sub = body.get("group") or None, body.get("subcommand") or None
         if not (group is None or isinstance(group, str)) or not (
             sub is None or isinstance(sub, str)
@@ -416,15 +390,8 @@ class SandboxApi:
         for part in (group, sub):
             if part is None:
                 continue
-            found = next(
-                (
-                    o
-                    for o in level
-                    if o.get("name") == part
-                    and int(o.get("type", 0)) in (SUB_COMMAND, SUB_COMMAND_GROUP)
-                ),
-                None,
-            )
+            found = next((o for o in level if o.get("name") == part
+                          and int(o.get("type", 0)) in (SUB_COMMAND, SUB_COMMAND_GROUP)), None)
             if found is None:
                 raise BadRequest(f"command: /{name} has no subcommand (group) {part!r}", 404)
             level = list(found.get("options") or [])
@@ -438,11 +405,8 @@ class SandboxApi:
         """Acting needs the bot on the gateway (it connects a few seconds after the page is
         up): otherwise the stand-in would keep a message the bot never gets."""
         if self.fake.gateway.session_for(None) is None:
-            raise BadRequest(
-                "the bot is not connected to the stand-in yet: try again in a "
-                "moment (GET /api/commands lists its commands once it is)",
-                503,
-            )
+            raise BadRequest("the bot is not connected to the stand-in yet: try again in a "
+                             "moment (GET /api/commands lists its commands once it is)", 503)
 
     def _member(self, raw: str) -> Person:
         person = self.cast.person(_int(raw, "user_id"))
@@ -505,19 +469,8 @@ def _flatten(cmd: JSON, base: JSON) -> list[JSON]:
 
 
 def _option(spec: JSON) -> JSON:
-    keys = (
-        "name",
-        "description",
-        "type",
-        "required",
-        "choices",
-        "autocomplete",
-        "min_value",
-        "max_value",
-        "min_length",
-        "max_length",
-        "channel_types",
-    )
+    keys = ("name", "description", "type", "required", "choices", "autocomplete",
+            "min_value", "max_value", "min_length", "max_length", "channel_types")
     return {k: spec.get(k) for k in keys if k in spec} | {
         "required": bool(spec.get("required")),
         "autocomplete": bool(spec.get("autocomplete")),
@@ -556,12 +509,8 @@ def _coerce(name: str, otype: int, value: Any) -> Any:
                 str(value["filename"]), base64.b64decode(str(value["content_base64"]))
             )
     except (ValueError, TypeError, KeyError, OverflowError, binascii.Error):
-        kinds = {
-            INTEGER: "an integer within ±2^53",
-            NUMBER: "a finite number within ±2^53",
-            BOOLEAN: "true or false",
-            ATTACHMENT: '{"filename", "content_base64"}',
-        }
+        kinds = {INTEGER: "an integer within ±2^53", NUMBER: "a finite number within ±2^53",
+                 BOOLEAN: "true or false", ATTACHMENT: '{"filename", "content_base64"}'}
         raise BadRequest(
             f"options.{name}: expected {kinds.get(otype, 'an id (a string of digits)')}, "
             f"got {_shown(value)}"

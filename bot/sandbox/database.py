@@ -54,10 +54,8 @@ def _scan(conn: Connection) -> Occupied | None:
         tables.append(table)
         if any(c["name"] == "guild_id" for c in inspector.get_columns(table)):
             rows = conn.execute(
-                text(
-                    f"SELECT DISTINCT guild_id FROM {quoted} WHERE guild_id IS NOT NULL "
-                    f"LIMIT {SHOWN_GUILDS + 1}"
-                )
+                text(f"SELECT DISTINCT guild_id FROM {quoted} WHERE guild_id IS NOT NULL "
+                     f"LIMIT {SHOWN_GUILDS + 1}")
             )
             guilds.update(int(row[0]) for row in rows)
     if not tables:

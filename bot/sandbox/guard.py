@@ -67,8 +67,7 @@ class RequestGuard:
         if host not in self.hosts():
             return BadRequest(
                 f"Host {host or '(none)'!r} is not this sandbox: use {own} or "
-                f"http://{self.hosts()[1]}",
-                403,
+                f"http://{self.hosts()[1]}", 403
             )
         origin = request.headers.get("Origin")
         if origin is not None and origin.lower() not in self.origins():
@@ -79,14 +78,12 @@ class RequestGuard:
         if request.path.startswith("/api/") and site is not None and site not in OWN_FETCH_SITES:
             return BadRequest(
                 f"a request from another site (Sec-Fetch-Site: {site}) may not use the "
-                f"sandbox: only its own page ({own}) may",
-                403,
+                f"sandbox: only its own page ({own}) may", 403
             )
         if request.method == "POST" and request.content_type != JSON_TYPE:
             return BadRequest(
                 f"the body must be JSON sent as Content-Type: {JSON_TYPE}, not "
-                f"{request.content_type or '(none)'}",
-                415,
+                f"{request.content_type or '(none)'}", 415
             )
         return None
 
@@ -118,7 +115,9 @@ def parse_json_body(raw: bytes) -> dict[str, Any]:
     """A JSON object in strict UTF-8: no NaN or Infinity, no number that overflows a
     double (1e400), or 400."""
     try:
-        body = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_constant=_no_constant)
+        body = json.loads(
+            raw.decode("utf-8"), parse_float=_finite, parse_constant=_no_constant
+        )
     except UnicodeDecodeError:
         raise BadRequest("the request body must be UTF-8 text") from None
     except ValueError:

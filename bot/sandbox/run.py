@@ -78,9 +78,8 @@ async def _sandbox(port: int, database_url: str, *, keep: bool) -> int:
     try:
         api = SandboxApi(fake, populate(fake))
         # A page still open in a browser holds a long-poll: stop without waiting for it.
-        runner = web.AppRunner(
-            api.app(), access_log=None, handle_signals=False, shutdown_timeout=1.0
-        )
+        runner = web.AppRunner(api.app(), access_log=None, handle_signals=False,
+                               shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, HOST, port)
         try:

@@ -80,7 +80,9 @@ class BeforeDeadline(StateConflict):
 class MoveAlreadyLocked(StateConflict):
     """Change of choice is off and the duellist already submitted a move this round."""
 
-    def __init__(self, message: str, locked_move: str, *, duel_id: int, round_no: int) -> None:
+    def __init__(
+        self, message: str, locked_move: str, *, duel_id: int, round_no: int
+    ) -> None:
         super().__init__(message, duel_id=duel_id, round_no=round_no)
         self.locked_move = locked_move
 

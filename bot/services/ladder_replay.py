@@ -186,7 +186,9 @@ async def _write(
     await rq.delete_ratings(session, guild_id, ruleset, gone)
 
 
-async def replay(session: AsyncSession, guild_id: int, ruleset: str, since: Position | None) -> int:
+async def replay(
+    session: AsyncSession, guild_id: int, ruleset: str, since: Position | None
+) -> int:
     """Replay the ladder from ``since`` (None: from its first duel); the ladder is locked.
     Returns how many duels were replayed."""
     rules = rules_of(ruleset)

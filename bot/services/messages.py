@@ -610,7 +610,6 @@ MESSAGE_TYPES: dict[str, type[OutboxMessage]] = {
     )
 }
 
-
 def parse_message(kind: str, payload: Mapping[str, Any]) -> OutboxMessage:
     """The typed message of one outbox row. Raises MessageFormatError for an unknown kind,
     an unknown version, or a versioned payload with a field missing or of the wrong type."""
@@ -633,3 +632,4 @@ def parse_message(kind: str, payload: Mapping[str, Any]) -> OutboxMessage:
             raise
         raise MessageFormatError(f"{kind} payload: {exc}") from exc
     return message
+

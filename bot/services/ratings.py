@@ -199,7 +199,8 @@ class RatingService:
         async with transaction(self._db) as session:
             found = await rq.entries(session, guild_id, rules.id, user_ids=(user_id,))
             return [
-                RatingPoint(e.duel_id, e.ended_at, e.kind, e.rating, e.mu, e.sigma) for e in found
+                RatingPoint(e.duel_id, e.ended_at, e.kind, e.rating, e.mu, e.sigma)
+                for e in found
             ]
 
     async def whole_ladders(self, guild_id: int) -> list[LadderSection]:
@@ -260,18 +261,13 @@ class RatingService:
 
 
 ENTRY_FIELDS = (
-    "opponent_id",
-    "ended_at",
-    "kind",
-    "outcome",
-    "rating_before",
-    "mu",
-    "sigma",
-    "rating",
+    "opponent_id", "ended_at", "kind", "outcome", "rating_before", "mu", "sigma", "rating"
 )
 
 
-def _compare(book: Book, rows: Mapping[int, LadderRating], stored: list[LadderEntry]) -> list[str]:
+def _compare(
+    book: Book, rows: Mapping[int, LadderRating], stored: list[LadderEntry]
+) -> list[str]:
     """What the stored ladder has that the replay does not (each difference one line)."""
     found: list[str] = []
     for uid in sorted(set(book.standings) | set(rows)):
@@ -300,6 +296,7 @@ def _compare(book: Book, rows: Mapping[int, LadderRating], stored: list[LadderEn
         for column in ENTRY_FIELDS:
             if not _same(getattr(have, column), want_entry[column]):
                 found.append(
-                    f"{where}: {column} is {getattr(have, column)!r}, replay {want_entry[column]!r}"
+                    f"{where}: {column} is {getattr(have, column)!r}, "
+                    f"replay {want_entry[column]!r}"
                 )
     return found

@@ -142,7 +142,9 @@ class DuelReads(DuelUseCases):
                     dist = rules.outcome_distribution(
                         state, {"a": a_move.id, "b": b_move.id}, options
                     )
-                    rows.append((a_move.label, b_move.label, {o: p for o, p in dist.items() if p}))
+                    rows.append(
+                        (a_move.label, b_move.label, {o: p for o, p in dist.items() if p})
+                    )
             return DuelOdds(view, tuple(rows))
 
     async def round_status(self, duel_id: int, guild_id: int | None = None) -> RoundStatus:

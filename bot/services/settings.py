@@ -183,3 +183,4 @@ class SettingsService:
             )
             await session.flush()
             return settings_view(row, self._defaults)
+

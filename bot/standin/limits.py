@@ -280,16 +280,12 @@ def typed_text_problem(text: str, limit: int = CONTENT_MAX) -> str | None:
     """Why a Discord client would not send ``text`` as a member's message, or None."""
     at = lone_surrogate_at(text)
     if at is not None:
-        return (
-            f"a lone surrogate U+{ord(text[at]):04X} at character {at} "
-            "(not Unicode text: Discord keeps UTF-8)"
-        )
+        return (f"a lone surrogate U+{ord(text[at]):04X} at character {at} "
+                "(not Unicode text: Discord keeps UTF-8)")
     control = next((i for i, ch in enumerate(text) if ch in TYPED_CONTROLS), None)
     if control is not None:
-        return (
-            f"control character U+{ord(text[control]):04X} at character {control} "
-            "(only tab, line feed and carriage return are allowed)"
-        )
+        return (f"control character U+{ord(text[control]):04X} at character {control} "
+                "(only tab, line feed and carriage return are allowed)")
     if len(text) > limit:
         return f"{len(text)} characters, at most {limit} (Discord's limit)"
     return None

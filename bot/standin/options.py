@@ -257,7 +257,8 @@ def _check_value(name: str, value: Any, spec: JSON | None) -> None:
         finite = isinstance(value, int) or math.isfinite(value)
         if not (finite and -NUMBER_LIMIT <= value <= NUMBER_LIMIT):
             raise ValueError(
-                f"fakediscord: option {name}={value} outside Discord's range [-2^53, 2^53]"
+                f"fakediscord: option {name}={value} outside Discord's range "
+                f"[-2^53, 2^53]"
             )
         lo, hi = spec.get("min_value"), spec.get("max_value")
         if (lo is not None and value < lo) or (hi is not None and value > hi):

@@ -162,13 +162,7 @@ async def test_a_whole_foeq_duel_through_the_services(
     assert mid.status == "live" and mid.state["stare_round"] == 2
     # while the duel runs: no secret in a channel post, a stored result or the history
     secrets = [
-        "death",
-        "cantrip",
-        '"slot":',
-        '"stake":',
-        '"style":',
-        '"notes"',
-        "current Style:",
+        "death", "cantrip", '"slot":', '"stake":', '"style":', '"notes"', "current Style:",
         "Your secret choices",
     ]
     for row in await outbox_rows(database, target="channel"):
@@ -284,7 +278,9 @@ async def test_a_deadline_step_is_followed_by_one_of_the_same_length(database: D
     await services.duels.submit_move(user_id=ALICE.user_id, move="pride quick 1", via="slash")
     async with database.transaction() as session:
         first = (
-            await session.execute(select(Round).where(Round.duel_id == duel.id, Round.number == 1))
+            await session.execute(
+                select(Round).where(Round.duel_id == duel.id, Round.number == 1)
+            )
         ).scalar_one()
         assert first.deadline is not None
         first.opened_at -= timedelta(hours=25)

@@ -44,34 +44,14 @@ EXAMPLES: list[OutboxMessage] = [
     Reminder(7, 2, "rule_2_14", "b", "Ann", 55, WHEN, (MoveChoice("evade", "Evade"),)),
     PrivateNote(7, 2, "foeq", "a", "Bob", 55, ("You learnt Bob's style.",)),
     RoundResultPost(
-        7,
-        100,
-        2,
-        ANN,
-        BOB,
-        {"outcome": "a_wins", "ruleset": "rule_2_14"},
-        "Ann",
-        "s" * 64,
-        "c" * 64,
-        9,
-        "commander",
-        True,
-        FollowsUndo(1, 9, "misclick"),
+        7, 100, 2, ANN, BOB, {"outcome": "a_wins", "ruleset": "rule_2_14"}, "Ann", "s" * 64,
+        "c" * 64, 9, "commander", True, FollowsUndo(1, 9, "misclick"),
     ),
     RoundUndone(7, 2, "a_wins", 9, "misclick"),
     DuelEnd(7, ANN, BOB, "both left", 3),
     ChallengePost(
-        None,
-        "refused",
-        ANN,
-        BOB,
-        ("Bob refuses.",),
-        True,
-        {"label": "force", "value": 5},
-        "s" * 64,
-        "c" * 64,
-        False,
-        True,
+        None, "refused", ANN, BOB, ("Bob refuses.",), True, {"label": "force", "value": 5},
+        "s" * 64, "c" * 64, False, True,
     ),
     DmClosed(7, 2, 1),
 ]
@@ -79,16 +59,8 @@ EXAMPLES: list[OutboxMessage] = [
 
 def test_there_is_one_message_type_per_kind_and_every_one_is_frozen() -> None:
     assert set(MESSAGE_TYPES) == {
-        "duel_start",
-        "round_open",
-        "round_dm",
-        "reminder_dm",
-        "private_note",
-        "round_result",
-        "round_undone",
-        "duel_end",
-        "challenge",
-        "dm_closed",
+        "duel_start", "round_open", "round_dm", "reminder_dm", "private_note",
+        "round_result", "round_undone", "duel_end", "challenge", "dm_closed",
     }
     assert {type(m).KIND for m in EXAMPLES} == set(MESSAGE_TYPES)
     for message in EXAMPLES:

@@ -163,10 +163,7 @@ async def test_mark_dm_closed_tells_the_channel(services: Services, database: Da
     [notice] = await outbox_rows(database, kind="dm_closed")
     assert (notice.target, notice.target_id, notice.status) == ("channel", CHANNEL, "pending")
     assert notice.payload == {
-        "version": 1,
-        "duel_id": duel_id,
-        "round_no": 1,
-        "user_id": ALICE.user_id,
+        "version": 1, "duel_id": duel_id, "round_no": 1, "user_id": ALICE.user_id
     }
     [audit] = await audit_rows(database, "dm.closed")
     assert audit.details["user_id"] == ALICE.user_id

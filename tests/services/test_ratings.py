@@ -69,7 +69,9 @@ async def play_round(services: Services, duel_id: int, how: str, guild: int = GU
         await services.duels.submit_move(
             user_id=user_id, move=move, via="slash", duel_id=duel_id, guild_id=guild
         )
-    closed = await services.duels.close_round(duel_id=duel_id, guild_id=guild, actor_id=COMMANDER)
+    closed = await services.duels.close_round(
+        duel_id=duel_id, guild_id=guild, actor_id=COMMANDER
+    )
     return closed.outcome
 
 

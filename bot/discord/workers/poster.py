@@ -475,7 +475,9 @@ class Poster(commands.Cog):
             await self.forum_posts.follow_state(channel, post)  # "open"/"ended" tags
         return message_id
 
-    async def _find_earlier(self, channel: discord.abc.Messageable, post: OutboxItem) -> int | None:
+    async def _find_earlier(
+        self, channel: discord.abc.Messageable, post: OutboxItem
+    ) -> int | None:
         """What an earlier attempt of a channel post left there: as the bot, or through the
         channel's webhook (a thread's posts go through its parent's)."""
         hook: discord.Webhook | None = None

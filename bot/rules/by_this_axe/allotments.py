@@ -52,7 +52,9 @@ _KEYWORDS: dict[str, str] = {
     **dict.fromkeys(
         ("p", "par", "parry", "parries", "d", "def", "defence", "defense", "defend"), "parry"
     ),
-    **dict.fromkeys(("t", "dt", "trick", "tricks", "dirtytrick", "dirtytricks", "dirty"), "tricks"),
+    **dict.fromkeys(
+        ("t", "dt", "trick", "tricks", "dirtytrick", "dirtytricks", "dirty"), "tricks"
+    ),
 }
 _FLEE_WORDS = frozenset({"flee", "run", "runaway", "escape", "flight", "fleeduel"})
 
@@ -127,7 +129,8 @@ def check_allotment(
         )
     if allot.tricks > 1:
         raise InvalidChoice(
-            f"{shown}: only one die can be allotted to dirty tricks (By This Axe); {pool_text}."
+            f"{shown}: only one die can be allotted to dirty tricks (By This Axe); "
+            f"{pool_text}."
         )
     if allot.dice > pool:
         raise InvalidChoice(
@@ -163,3 +166,6 @@ def choice_to_allotment(choice: str | None) -> Allotment:
         raise InvalidChoice(f"{_shown(choice)} is not a canonical allotment id (a3p1t0).")
     a, p, t = (int(g) for g in match.groups())
     return Allotment(a, p, t)
+
+
+

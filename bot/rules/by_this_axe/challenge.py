@@ -83,32 +83,23 @@ def challenge(
     if units_in_contact and attempt_force:
         roll = dice.roll(6, side="a", purpose=FORCE_DUEL)
         if _hit(roll.value):
-            log.append(
-                LogEvent(
-                    C_FORCE,
-                    f"the units are in contact: {who} rolls "
-                    f"{roll.value} and forces the duel (1-3); the refusal "
-                    "does not stand",
-                )
-            )
+            log.append(LogEvent(C_FORCE, f"the units are in contact: {who} rolls "
+                                f"{roll.value} and forces the duel (1-3); the refusal "
+                                "does not stand"))
             return ChallengeResult("forced", True, False, False, roll, tuple(log))
-        log.append(
-            LogEvent(
-                C_FORCE,
-                f"the units are in contact: {who} rolls {roll.value} "
-                "and fails to force the duel (4-6)",
-            )
-        )
+        log.append(LogEvent(C_FORCE, f"the units are in contact: {who} rolls {roll.value} "
+                            "and fails to force the duel (4-6)"))
     is_leader = bool(challenged.sheet.get("leader", False))
     lost = is_leader and leader_first_refusal
     if lost:
-        log.append(
-            LogEvent(C_REFUSAL, f"{them}'s first refusal as a leader: he {LEADERSHIP_PENALTY}")
-        )
+        log.append(LogEvent(C_REFUSAL, f"{them}'s first refusal as a leader: he "
+                            f"{LEADERSHIP_PENALTY}"))
     elif is_leader:
-        log.append(
-            LogEvent(C_REFUSAL, f"{them} has declined before: this refusal is without penalty")
-        )
+        log.append(LogEvent(C_REFUSAL, f"{them} has declined before: this refusal is "
+                            "without penalty"))
     else:
         log.append(LogEvent(C_REFUSAL, f"{them} is not a leader: no leadership to lose"))
     return ChallengeResult("refused", False, True, lost, roll, tuple(log))
+
+
+

@@ -168,7 +168,9 @@ def render_odds_text(
     def table(title: str, dist: Mapping[Any, Fraction]) -> list[str]:
         rows = [(str(k), str(p)) for k, p in dist.items() if p != 0]
         width = max(len(title), *(len(k) for k, _ in rows))
-        return [title.ljust(width) + "  probability"] + [f"{k.ljust(width)}  {p}" for k, p in rows]
+        return [title.ljust(width) + "  probability"] + [
+            f"{k.ljust(width)}  {p}" for k, p in rows
+        ]
 
     lines = [
         f"By This Axe, round {state.round_no}: exact odds",

@@ -85,16 +85,16 @@ def landed_joint(
                 for (direct_a, a_counters), py in on_a.items():
                     weight = Fraction(pa) * Fraction(pb) * px * py
                     for extra_a, pca in ((1, HALF), (0, HALF)) if b_counters else ((0, 1),):
-                        for extra_b, pcb in ((1, HALF), (0, HALF)) if a_counters else ((0, 1),):
-                            _add(out, (direct_a + extra_a, direct_b + extra_b), weight * pca * pcb)
+                        for extra_b, pcb in ((1, HALF), (0, HALF)) if a_counters else (
+                            (0, 1),
+                        ):
+                            _add(out, (direct_a + extra_a, direct_b + extra_b),
+                                 weight * pca * pcb)
     return out
 
 
 def round_joint(
-    a: Combatant,
-    b: Combatant,
-    a_allot: Allotment,
-    b_allot: Allotment,
+    a: Combatant, b: Combatant, a_allot: Allotment, b_allot: Allotment,
     takes: TrickTakes | Forfeit = "parry_first",
 ) -> dict[tuple[int, int], Fraction]:
     """Exact joint distribution of (unsaved hits on A, unsaved hits on B) in one round."""
@@ -214,3 +214,6 @@ class RoundOdds:
     on_a: dict[int, Fraction]
     on_b: dict[int, Fraction]
     outcomes: dict[str, Fraction]
+
+
+

@@ -200,21 +200,10 @@ class ByThisAxe(Ruleset):
             ARMOR_MIN,
             ARMOR_MAX,
         ),
-        SheetField(
-            "wounds",
-            "int",
-            "Unsaved hits that defeat the character",
-            1,
-            WOUNDS_MAX,
-            default=DEFAULT_WOUNDS,
-        ),
-        SheetField(
-            "leader",
-            "choice",
-            "The character is a leader (challenge refusals): yes or no",
-            choices=("no", "yes"),
-            default="no",
-        ),
+        SheetField("wounds", "int", "Unsaved hits that defeat the character", 1, WOUNDS_MAX,
+                   default=DEFAULT_WOUNDS),
+        SheetField("leader", "choice", "The character is a leader (challenge refusals): "
+                   "yes or no", choices=("no", "yes"), default="no"),
     )
 
     # -- choices ------------------------------------------------------------------------
@@ -263,7 +252,9 @@ class ByThisAxe(Ruleset):
         if known and side in SIDES:
             me = state.duellist(side)
             who = me.name or f"Duellist {side.upper()}"
-            check_allotment(form, me.pool, allot_all=state.allot_all, who=f"{who} ({me.character})")
+            check_allotment(
+                form, me.pool, allot_all=state.allot_all, who=f"{who} ({me.character})"
+            )
         else:
             check_allotment(form, MAX_POOL, allot_all=False, who="the largest character")
         return form.id
@@ -393,10 +384,8 @@ class ByThisAxe(Ruleset):
         wounds = side_state.get("wounds", DEFAULT_WOUNDS)
         taken = side_state.get("wounds_taken")
         shown = [
-            (
-                "Character",
-                character.replace("_", " ").title() + (f" ({pool} dice)" if pool else ""),
-            ),
+            ("Character", character.replace("_", " ").title()
+             + (f" ({pool} dice)" if pool else "")),
             ("Armor save", "?" if save is None else _save_text(int(save))),
             ("Wounds", f"{taken} of {wounds} taken" if taken else str(wounds)),
         ]
@@ -515,9 +504,8 @@ class ByThisAxe(Ruleset):
         elif defeated:
             winner = other_side(defeated[0])
             outcome = f"{winner}_wins"
-            rnd.note(
-                C_ROUNDS, f"{rnd.name(defeated[0])} is defeated: {rnd.name(winner)} wins the duel"
-            )
+            rnd.note(C_ROUNDS, f"{rnd.name(defeated[0])} is defeated: "
+                     f"{rnd.name(winner)} wins the duel")
         elif len(fled) == 2:
             outcome = BOTH_FLEE
             rnd.note(C_ROUNDS, "both characters run away: the duel ends with no winner")
@@ -526,11 +514,8 @@ class ByThisAxe(Ruleset):
             rnd.note(C_ROUNDS, f"{rnd.name(fled[0])} runs away: the duel ends with no winner")
         else:
             outcome = CONTINUE
-            rnd.note(
-                C_ROUNDS,
-                "nobody is defeated and nobody ran away: the duel goes on to "
-                f"round {state.round_no + 1}",
-            )
+            rnd.note(C_ROUNDS, "nobody is defeated and nobody ran away: the duel goes on to "
+                     f"round {state.round_no + 1}")
         return self._result(rnd, outcome, winner, after["a"], after["b"])
 
     def _halt(
@@ -538,11 +523,8 @@ class ByThisAxe(Ruleset):
     ) -> RoundResult:
         """Stop after the dirty tricks: the victims choose their forfeited dice next."""
         who = " and ".join(rnd.name(v) for v in victims)
-        rnd.note(
-            C_FORFEIT_CHOICE,
-            f"{who} must choose which dice to forfeit (house rule "
-            "forfeit = victim-chooses); the round goes on once they have chosen",
-        )
+        rnd.note(C_FORFEIT_CHOICE, f"{who} must choose which dice to forfeit (house rule "
+                 "forfeit = victim-chooses); the round goes on once they have chosen")
         pending = PendingTrick(dict(rnd.picks), tricked, victims)
         new_state = replace(rnd.state, pending=pending, outcome=FORFEIT_CHOICE)
         return RoundResult(
@@ -585,14 +567,12 @@ class ByThisAxe(Ruleset):
                 continue
             choice = picked[victim]
             if choice is None:
-                rnd.note(
-                    C_FORFEIT_CHOICE,
-                    f"{rnd.name(victim)} chose nothing by the close: "
-                    "the dice are taken parry first, then attack",
-                )
+                rnd.note(C_FORFEIT_CHOICE, f"{rnd.name(victim)} chose nothing by the close: "
+                         "the dice are taken parry first, then attack")
                 self._forfeit(rnd, victim, forfeit_dice(allot, PARRY_FIRST), PARRY_FIRST)
                 continue
-            self._forfeit(rnd, victim, after_split(allot, parse_forfeit_id(choice)), VICTIM_CHOOSES)
+            self._forfeit(rnd, victim, after_split(allot, parse_forfeit_id(choice)),
+                          VICTIM_CHOOSES)
         result = self._blows(rnd, flight)
         return replace(result, choices=picked)
 
@@ -624,17 +604,11 @@ class ByThisAxe(Ruleset):
     def _missing(self, rnd: _Round, options: Options) -> Side | None:
         missing = [s for s in SIDES if rnd.picks[s] is None]
         for side in missing:
-            rnd.note(
-                C_MISSING,
-                f"{rnd.name(side)} sent no allotment by the close: no dice in "
-                "attack, parry or dirty tricks this round",
-            )
+            rnd.note(C_MISSING, f"{rnd.name(side)} sent no allotment by the close: no dice in "
+                     "attack, parry or dirty tricks this round")
         if options.missing_move == "forfeit" and len(missing) == 1:
-            rnd.note(
-                C_FORFEIT,
-                f"{rnd.name(missing[0])} forfeits; "
-                f"{rnd.name(other_side(missing[0]))} wins the duel",
-            )
+            rnd.note(C_FORFEIT, f"{rnd.name(missing[0])} forfeits; "
+                     f"{rnd.name(other_side(missing[0]))} wins the duel")
             return missing[0]
         if options.missing_move == "forfeit" and len(missing) == 2:
             rnd.note(C_FORFEIT, "neither duellist sent an allotment; nobody forfeits")
@@ -644,10 +618,8 @@ class ByThisAxe(Ruleset):
         for side in SIDES:
             pick = rnd.picks[side]
             if pick == FLEE:
-                text = (
-                    f"{rnd.name(side)} attempts to flee (no attack, no parry, no dirty "
-                    "tricks this round)"
-                )
+                text = (f"{rnd.name(side)} attempts to flee (no attack, no parry, no dirty "
+                        "tricks this round)")
             elif pick is None:
                 text = f"{rnd.name(side)} has no dice in play"
             else:
@@ -663,11 +635,8 @@ class ByThisAxe(Ruleset):
             value = rnd.roll(side, DIRTY_TRICK)
             if _trick_works(value):
                 worked.append(side)
-                rnd.note(
-                    C_TRICKS,
-                    f"{rnd.name(side)} rolls {value}: the dirty trick works "
-                    f"(1-2), {rnd.name(other_side(side))} forfeits two dice",
-                )
+                rnd.note(C_TRICKS, f"{rnd.name(side)} rolls {value}: the dirty trick works "
+                         f"(1-2), {rnd.name(other_side(side))} forfeits two dice")
             else:
                 rnd.note(C_TRICKS, f"{rnd.name(side)} rolls {value}: no effect (3-6)")
         return worked
@@ -698,7 +667,8 @@ class ByThisAxe(Ruleset):
         if side not in pending.victims:
             raise InvalidChoice(
                 "No choice is expected from you now: the round waits for the forfeit choice "
-                "of " + " and ".join(state.duellist(v).name or v for v in pending.victims) + "."
+                "of " + " and ".join(state.duellist(v).name or v for v in pending.victims)
+                + "."
             )
         allot = self._tricked_allotment(state, side)
         splits = forfeit_splits(allot)
@@ -720,12 +690,10 @@ class ByThisAxe(Ruleset):
             return 0
         values = rnd.roll_many(side, n, purpose)
         count = sum(1 for v in values if _hit(v))
-        plural = (
-            f"{count} {word}"
-            if count == 1
-            else (f"{count} hits" if purpose == ATTACK else f"{count} parry successes")
-        )
-        rnd.note(clause, f"{rnd.name(side)} rolls {_dice(n)} ({_faces(values)}): {plural} (1-3)")
+        plural = f"{count} {word}" if count == 1 else (
+            f"{count} hits" if purpose == ATTACK else f"{count} parry successes")
+        rnd.note(clause, f"{rnd.name(side)} rolls {_dice(n)} ({_faces(values)}): {plural} "
+                 "(1-3)")
         return count
 
     def _landed(
@@ -738,12 +706,9 @@ class ByThisAxe(Ruleset):
             landed[side] = incoming - negated
             if incoming:
                 verb = "lands" if landed[side] == 1 else "land"
-                rnd.note(
-                    C_PARRIES,
-                    f"{rnd.name(side)} negates {negated} of "
-                    f"{rnd.name(other_side(side))}'s {_hits(incoming)}: "
-                    f"{landed[side]} {verb} on {rnd.name(side)}",
-                )
+                rnd.note(C_PARRIES, f"{rnd.name(side)} negates {negated} of "
+                         f"{rnd.name(other_side(side))}'s {_hits(incoming)}: "
+                         f"{landed[side]} {verb} on {rnd.name(side)}")
         return landed
 
     def _counterattacks(
@@ -759,13 +724,12 @@ class ByThisAxe(Ruleset):
                 continue
             value = rnd.roll(side, COUNTERATTACK)
             target = other_side(side)
-            lead = (
-                f"{rnd.name(side)} has more parry successes ({parried[side]}) than "
-                f"incoming hits ({incoming}) and rolls a counterattack die: {value}"
-            )
+            lead = (f"{rnd.name(side)} has more parry successes ({parried[side]}) than "
+                    f"incoming hits ({incoming}) and rolls a counterattack die: {value}")
             if _hit(value):
                 landed[target] += 1
-                rnd.note(C_COUNTER, f"{lead}, a hit on {rnd.name(target)} that cannot be parried")
+                rnd.note(C_COUNTER, f"{lead}, a hit on {rnd.name(target)} that cannot "
+                         "be parried")
             else:
                 rnd.note(C_COUNTER, f"{lead}, no hit")
 
@@ -789,34 +753,31 @@ class ByThisAxe(Ruleset):
         after = replace(me, wounds_taken=me.wounds_taken + unsaved)
         if unsaved:
             state = "defeated" if after.defeated else "still standing"
-            rnd.note(
-                C_WOUNDS,
-                f"{rnd.name(side)} takes {_hits(unsaved, 'wound')} "
-                f"({after.wounds_taken} of {after.wounds}): {state}",
-            )
+            rnd.note(C_WOUNDS, f"{rnd.name(side)} takes {_hits(unsaved, 'wound')} "
+                     f"({after.wounds_taken} of {after.wounds}): {state}")
         return after
 
     def _flight(self, rnd: _Round, defeated: list[Side], flight: Flight) -> list[Side]:
-        when = "before the blows" if flight == BEFORE_BLOWS else "after the blows"
+        when = ("before the blows" if flight == BEFORE_BLOWS else "after the blows")
         fled: list[Side] = []
         for side in SIDES:
             if rnd.picks[side] != FLEE:
                 continue
-            rnd.note(
-                C_FLIGHT, f"{rnd.name(side)} rolls to flee {when} (house rule flight = {flight})"
-            )
+            rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls to flee {when} (house rule flight = "
+                     f"{flight})")
             if side in defeated:
-                rnd.note(
-                    C_FLIGHT, f"{rnd.name(side)} is defeated before getting away: no flee roll"
-                )
+                rnd.note(C_FLIGHT, f"{rnd.name(side)} is defeated before getting away: "
+                         "no flee roll")
                 continue
             value = rnd.roll(side, FLEE_ROLL)
             if _hit(value):
                 fled.append(side)
                 rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls {value}: flees the duel (1-3)")
             else:
-                stays = ": he stays, and the blows fall on him" if flight == BEFORE_BLOWS else ""
-                rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls {value}: fails to flee (4-6){stays}")
+                stays = (": he stays, and the blows fall on him" if flight == BEFORE_BLOWS
+                         else "")
+                rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls {value}: fails to flee (4-6)"
+                         f"{stays}")
         return fled
 
     # -- exact odds ---------------------------------------------------------------------
@@ -845,11 +806,8 @@ class ByThisAxe(Ruleset):
         if opts.missing_move == "forfeit" and len(missing) == 1:
             return {f"{other_side(missing[0])}_wins": Fraction(1)}
         joint = round_joint(
-            state.a,
-            state.b,
-            choice_to_allotment(picks["a"]),
-            choice_to_allotment(picks["b"]),
-            forfeit,
+            state.a, state.b, choice_to_allotment(picks["a"]),
+            choice_to_allotment(picks["b"]), forfeit,
         )
         return outcomes_from_joint(
             joint, state.a, state.b, picks["a"] == FLEE, picks["b"] == FLEE, flight
@@ -881,10 +839,7 @@ def round_odds(
     picks = BY_THIS_AXE._picks(state, {"a": a_choice, "b": b_choice})
     a_flees, b_flees = picks["a"] == FLEE, picks["b"] == FLEE
     joint = round_joint(
-        state.a,
-        state.b,
-        choice_to_allotment(picks["a"]),
-        choice_to_allotment(picks["b"]),
+        state.a, state.b, choice_to_allotment(picks["a"]), choice_to_allotment(picks["b"]),
         forfeit,
     )
     hits = hits_with_flight(joint, blows_reached(a_flees, b_flees, flight))
@@ -898,3 +853,5 @@ def round_odds(
 
 
 BY_THIS_AXE = ByThisAxe()
+
+

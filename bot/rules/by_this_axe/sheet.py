@@ -40,10 +40,8 @@ def _character(value: object) -> str:
     key = re.sub(r"[\s_\-]+", "_", _normalise(value)) if isinstance(value, str) else ""
     if key not in POOLS:
         allowed = ", ".join(f"{c} ({n} dice)" for c, n in POOLS.items())
-        given = (
-            "it is missing"
-            if value is None
-            else (f"not {_shown(value)!r}" if isinstance(value, str) else f"not {_shown(value)}")
+        given = "it is missing" if value is None else (
+            f"not {_shown(value)!r}" if isinstance(value, str) else f"not {_shown(value)}"
         )
         raise InvalidStats(f"character must be one of {allowed}; {given}.")
     return key
@@ -52,14 +50,8 @@ def _character(value: object) -> str:
 def _bool_field(name: str, value: object) -> bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().casefold() in (
-        "yes",
-        "true",
-        "1",
-        "no",
-        "false",
-        "0",
-    ):
+    if isinstance(value, str) and value.strip().casefold() in ("yes", "true", "1", "no",
+                                                                "false", "0"):
         return value.strip().casefold() in ("yes", "true", "1")
     raise InvalidStats(f"{name} must be true or false, not {_shown(value)}.")
 
@@ -109,7 +101,8 @@ class Combatant:
     @classmethod
     def from_sheet(cls, name: str, sheet: Mapping[str, Any]) -> Combatant:
         clean = clean_sheet(sheet)
-        return cls(name, clean["character"], clean["armor_save"], clean["wounds"], clean["leader"])
+        return cls(name, clean["character"], clean["armor_save"], clean["wounds"],
+                   clean["leader"])
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +127,8 @@ class Combatant:
             taken = _int_field("wounds_taken", data.get("wounds_taken", 0), 0, 10**6)
         except InvalidStats as exc:
             raise InvalidRoundInput(exc.message) from None
-        return cls(
-            name, clean["character"], clean["armor_save"], clean["wounds"], clean["leader"], taken
-        )
+        return cls(name, clean["character"], clean["armor_save"], clean["wounds"],
+                   clean["leader"], taken)
+
+
+

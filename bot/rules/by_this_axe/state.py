@@ -130,10 +130,8 @@ class PendingTrick:
         found: dict[str, tuple[Side, ...]] = {}
         for key in ("tricked", "victims"):
             listed = data.get(key)
-            if (
-                not isinstance(listed, list | tuple)
-                or not listed
-                or any(v not in SIDES for v in listed)
+            if not isinstance(listed, list | tuple) or not listed or any(
+                v not in SIDES for v in listed
             ):
                 raise InvalidRoundInput(f"pending.{key} must list side a and/or b.")
             found[key] = tuple(v for v in SIDES if v in listed)

@@ -50,16 +50,8 @@ A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE = "a_flees", "b_flees", "both_flee", "cont
 #: (house rule ``forfeit = victim-chooses``); the next step finishes the round.
 FORFEIT_CHOICE = "forfeit_choice"
 OUTCOMES: tuple[str, ...] = (
-    A_WINS,
-    B_WINS,
-    BOTH_DEFEATED,
-    A_FLEES,
-    B_FLEES,
-    BOTH_FLEE,
-    CONTINUE,
-    FORFEIT_CHOICE,
+    A_WINS, B_WINS, BOTH_DEFEATED, A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE, FORFEIT_CHOICE,
 )
-
 
 def describe_outcome(outcome: str, a_name: str, b_name: str) -> str:
     """One sentence for an outcome id, with the duellists' names (for posts)."""
@@ -131,3 +123,6 @@ def _save_text(armor_save: int) -> str:
     if armor_save == NO_SAVE:
         return "no save"
     return "6" if armor_save == 6 else f"{armor_save}-6"
+
+
+

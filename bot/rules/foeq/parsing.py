@@ -31,6 +31,8 @@ from bot.rules.foeq.tables import (
 # -- parsing ---------------------------------------------------------------------------
 
 
+
+
 def _lookup(pairs: Mapping[str, Sequence[str]]) -> dict[str, str]:
     table: dict[str, str] = {}
     for canonical, names in pairs.items():
@@ -142,7 +144,8 @@ def parse_style_change(text: str) -> str:
     style = _STYLE_LOOKUP.get(key) or _STYLE_LOOKUP.get(key.replace("_", ""))
     if style is None:
         raise InvalidChoice(
-            f"{_shown(text)!r}: say 'keep', or the Style to change to ({', '.join(STYLES)})."
+            f"{_shown(text)!r}: say 'keep', or the Style to change to "
+            f"({', '.join(STYLES)})."
         )
     return f"style={style}"
 
@@ -171,3 +174,6 @@ def parse_consequence(text: str) -> str:
             f"{_shown(text)!r} is not a consequence. Allowed: {', '.join(CONSEQUENCES)}."
         )
     return found
+
+
+

@@ -73,7 +73,9 @@ def twist_pool(state: FoeqState, side: Side) -> tuple[str, Side, tuple[int, ...]
     return kind, owner, corner.trick_dice if kind == TRICK else corner.fault_dice
 
 
-def score_chooser(state: FoeqState, victor: Side, disruptive: str | None = None) -> Side:
+def score_chooser(
+    state: FoeqState, victor: Side, disruptive: str | None = None
+) -> Side:
     """Who chooses the loser's consequence: the victor, unless only the loser is Disruptive
     and the house rule ``disruptive = either`` lets a Disruptive loser choose."""
     rule = disruptive or state.house_rules.get(DISRUPTIVE_RULE.key, WINNER_ONLY)
@@ -164,11 +166,9 @@ def step_prompt(state: FoeqState, side: Side) -> str | None:
         if pool is not None:
             kind, owner, values = pool
             whose = "your" if owner == side else f"{them}'s"
-            dice = (
-                f" You may reroll one of {whose} {kind.capitalize()} dice: "
-                + ", ".join(f"#{i} ({v})" for i, v in enumerate(values, start=1))
-                + "."
-            )
+            dice = f" You may reroll one of {whose} {kind.capitalize()} dice: " + ", ".join(
+                f"#{i} ({v})" for i, v in enumerate(values, start=1)
+            ) + "."
         return (
             "The Shot, Strategic Twist: choose which die to reroll (e.g. `reroll trick 1`), "
             f"or `none`.{dice}"
@@ -181,5 +181,10 @@ def step_prompt(state: FoeqState, side: Side) -> str | None:
                 f"The Score: {them} won the Shot, but your Disruptive Style lets you choose "
                 f"the consequence you face (house rule disruptive = either): {options}."
             )
-        return f"The Score: you won the Shot. Choose the consequence {them} faces: {options}."
+        return (
+            f"The Score: you won the Shot. Choose the consequence {them} faces: {options}."
+        )
     return None
+
+
+

@@ -119,9 +119,12 @@ class FoeqSpellDuel(Ruleset):
 
     sheet_fields = (
         SheetField("initiative", "int", "Initiative modifier", MOD_MIN, MOD_MAX, default=0),
-        SheetField("spell_attack", "int", "Spell attack bonus", MOD_MIN, MOD_MAX, default=0),
+        SheetField(
+            "spell_attack", "int", "Spell attack bonus", MOD_MIN, MOD_MAX, default=0
+        ),
         *(
-            SheetField(skill, "int", f"{SKILL_LABELS[skill]} modifier", MOD_MIN, MOD_MAX, default=0)
+            SheetField(skill, "int", f"{SKILL_LABELS[skill]} modifier", MOD_MIN, MOD_MAX,
+                       default=0)
             for skill in SKILLS
         ),
         SheetField("hp", "int", "Current Hit Points (default: hp_max)", 0, HP_MAX_LIMIT),
@@ -144,10 +147,7 @@ class FoeqSpellDuel(Ruleset):
             default=[],
         ),
         SheetField(
-            "schools",
-            "list",
-            "Schools of magic the duellist can cast",
-            choices=SCHOOLS,
+            "schools", "list", "Schools of magic the duellist can cast", choices=SCHOOLS,
             default=[],
         ),
     )
@@ -186,18 +186,8 @@ class FoeqSpellDuel(Ruleset):
         shown: dict[str, Any] = {
             key: state[key]
             for key in (
-                "a",
-                "b",
-                "public_stake",
-                "challenger",
-                "phase",
-                "awaiting",
-                "public",
-                "stare_round",
-                "step",
-                "ended",
-                "winner",
-                "house_rules",
+                "a", "b", "public_stake", "challenger", "phase", "awaiting", "public",
+                "stare_round", "step", "ended", "winner", "house_rules",
             )
             if key in state
         }
@@ -340,7 +330,8 @@ class FoeqSpellDuel(Ruleset):
             wanted, index = parsed
             if (wanted is not None and wanted != kind) or not 1 <= index <= len(values):
                 raise InvalidChoice(
-                    f"{_shown(text)!r} is not a die you may reroll. Allowed: {', '.join(legal)}."
+                    f"{_shown(text)!r} is not a die you may reroll. Allowed: "
+                    f"{', '.join(legal)}."
                 )
             return f"reroll:{kind}:{index}"
         if state.phase == SCORE_CHOICE:
@@ -544,3 +535,5 @@ class FoeqSpellDuel(Ruleset):
 
 
 FOEQ = FoeqSpellDuel()
+
+

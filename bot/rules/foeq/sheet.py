@@ -44,7 +44,9 @@ def _check_slots(value: object) -> tuple[int, ...]:
             except (TypeError, ValueError):
                 raise InvalidStats(f"spell_slots: {key!r} is not a spell level.") from None
             _check_int("spell_slots level", level, 1, LEVELS)
-            counts[level - 1] = _check_int(f"spell_slots[{level}]", count, 0, SLOT_COUNT_LIMIT)
+            counts[level - 1] = _check_int(
+                f"spell_slots[{level}]", count, 0, SLOT_COUNT_LIMIT
+            )
     elif isinstance(value, list | tuple):
         if len(value) > LEVELS:
             raise InvalidStats("spell_slots lists at most 9 levels (1 to 9).")
@@ -162,3 +164,6 @@ class Duellist:
         if not isinstance(name, str):
             raise InvalidRoundInput("A duellist's name must be a string.")
         return cls.from_sheet(name, data)
+
+
+

@@ -287,7 +287,8 @@ class FoeqState:
             )
         except (InvalidStats, InvalidRoundInput) as exc:
             raise InvalidRoundInput(f"Malformed FoEQ duel state: {exc.message}") from None
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OverflowError) as exc:
             raise InvalidRoundInput(f"Malformed FoEQ duel state ({exc}).") from None
 
 
@@ -305,3 +306,6 @@ class Options:
                 f"missing_move must be one of {', '.join(MISSING_MOVE_POLICIES)}, "
                 f"not {self.missing_move!r}."
             )
+
+
+

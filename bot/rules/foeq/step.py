@@ -169,7 +169,9 @@ class _Step:
                 value = self.roll(20, side, purpose)
                 mod = self.duellists[side].initiative
                 totals[side] = value + mod
-                self.note(clause, f"{self.name(side)} rolls d20 {value} {mod:+d} = {totals[side]}")
+                self.note(
+                    clause, f"{self.name(side)} rolls d20 {value} {mod:+d} = {totals[side]}"
+                )
             if totals["a"] != totals["b"]:
                 for side in SIDES:
                     self.set(side, initiative=totals[side])
@@ -308,7 +310,9 @@ class _Step:
             if totals["a"] != totals["b"]:
                 winner: Side = "a" if totals["a"] > totals["b"] else "b"
                 margin = totals[winner] - totals[other_side(winner)]
-                self.note(C_STARE_RESOLVE, f"{self.name(winner)} wins the check by {margin}")
+                self.note(
+                    C_STARE_RESOLVE, f"{self.name(winner)} wins the check by {margin}"
+                )
                 self.outcome = f"stare_{winner}"
                 self.benefit(winner, margin)
                 return
@@ -327,9 +331,13 @@ class _Step:
                 f"{self.name(side)} gains a {label} die (now {_d(after)})",
             )
         elif held == 0:
-            self.note(C_STARE_RESOLVE, f"{self.name(side)} has no {label} die to lose")
+            self.note(
+                C_STARE_RESOLVE, f"{self.name(side)} has no {label} die to lose"
+            )
         else:
-            self.note(C_STARE_RESOLVE, f"{self.name(side)} loses a {label} die (now {_d(after)})")
+            self.note(
+                C_STARE_RESOLVE, f"{self.name(side)} loses a {label} die (now {_d(after)})"
+            )
 
     def learn_style(self, side: Side) -> None:
         opponent = other_side(side)
@@ -359,7 +367,8 @@ class _Step:
         label = STARE[move].label
         self.note(
             C_STARE_RESOLVE,
-            f"{self.name(w)} gains the benefit of {label}" + (" (won by 5 or more)" if big else ""),
+            f"{self.name(w)} gains the benefit of {label}"
+            + (" (won by 5 or more)" if big else ""),
         )
         change = False
         if move == TWITCH:
@@ -408,9 +417,12 @@ class _Step:
             self.set(side, style=style)
             self.tell(
                 side,
-                f"You change your Style from {STYLE_LABELS[current]} to {STYLE_LABELS[style]}.",
+                f"You change your Style from {STYLE_LABELS[current]} to "
+                f"{STYLE_LABELS[style]}.",
             )
-        self.note(C_STARE_RESOLVE, f"{self.name(side)} has privately decided about their Style")
+        self.note(
+            C_STARE_RESOLVE, f"{self.name(side)} has privately decided about their Style"
+        )
         self.outcome = "style_decided"
         self.after_stare_round()
 
@@ -565,7 +577,9 @@ class _Step:
                 f" + Tricks {sum(c.trick_dice)} - Faults {sum(c.fault_dice)} = {totals[side]}",
             )
         if totals["a"] == totals["b"]:
-            self.note(C_SHOT_RESULT, f"a tie at {totals['a']}: both duellists suffer the stakes")
+            self.note(
+                C_SHOT_RESULT, f"a tie at {totals['a']}: both duellists suffer the stakes"
+            )
             self.tie()
             return
         w: Side = "a" if totals["a"] > totals["b"] else "b"
@@ -712,7 +726,7 @@ class _Step:
         shown: dict[Side, str | None] = {}
         for side in SIDES:
             choice = choices.get(side)
-            shown[side] = SECRET_CHOICE if secret and choice is not None else choice
+            shown[side] = (SECRET_CHOICE if secret and choice is not None else choice)
         state = replace(
             self.view(),
             phase=self.phase,
@@ -740,3 +754,6 @@ class _Step:
             log=tuple(self.log),
             state=state,
         )
+
+
+

@@ -110,14 +110,13 @@ STARE_MOVES: tuple[StareMove, ...] = (
     StareMove(SHOW_OFF, "Show Off", "performance", THE_LOOK, ("so", "showoff")),
     StareMove(BLUFF, "Bluff", "deception", SAGE_ADVICE, ("bl",)),
     StareMove(THE_LOOK, "The Look", "intimidation", SEE_THROUGH_THEM, ("look", "tl")),
-    StareMove(EYE_OF_THE_BEHOLDER, "Eye of the Beholder", "perception", BLUFF, ("eye", "eotb")),
+    StareMove(
+        EYE_OF_THE_BEHOLDER, "Eye of the Beholder", "perception", BLUFF, ("eye", "eotb")
+    ),
     StareMove(SEE_THROUGH_THEM, "See Through Them", "insight", TWITCH, ("see_through", "stt")),
     StareMove(SAGE_ADVICE, "Sage Advice", "arcana", SHOW_OFF, ("sage", "sa")),
     StareMove(
-        TACTICAL_ANALYSIS,
-        "Tactical Analysis",
-        "investigation",
-        TACTICAL_ANALYSIS,
+        TACTICAL_ANALYSIS, "Tactical Analysis", "investigation", TACTICAL_ANALYSIS,
         ("tactical", "ta"),
     ),
 )
@@ -139,13 +138,7 @@ SHOT_TWIST = "shot_twist"
 SCORE_CHOICE = "score_choice"
 OVER = "over"
 PHASES: tuple[str, ...] = (
-    SETUP,
-    STARE_FIRST,
-    STARE_SECOND,
-    STARE_STYLE,
-    SHOT_TWIST,
-    SCORE_CHOICE,
-    OVER,
+    SETUP, STARE_FIRST, STARE_SECOND, STARE_STYLE, SHOT_TWIST, SCORE_CHOICE, OVER,
 )
 SECRET_PHASES = frozenset({SETUP, STARE_STYLE})
 

@@ -35,17 +35,8 @@ if TYPE_CHECKING:
 # -- the short round input ----------------------------------------------------------------
 
 #: Every key of the short input, in the order an error lists them; its --help text.
-SHORT_ROUND_KEYS = (
-    "a",
-    "b",
-    "moves",
-    "locked",
-    "seed",
-    "duel_id",
-    "round_no",
-    "options",
-    "ruleset",
-)
+SHORT_ROUND_KEYS = ("a", "b", "moves", "locked", "seed", "duel_id", "round_no", "options",
+                    "ruleset")
 SHORT_ROUND_HELP = """\
 input (JSON object):
   {"a": {"name": "Alice", "str": 7, "agi": 4},

@@ -85,3 +85,6 @@ def check_stat(name: str, value: object, *, bounded: bool = True) -> int:
     if bounded and not STAT_MIN <= value <= STAT_MAX:
         raise InvalidStats(f"{name} must be between {STAT_MIN} and {STAT_MAX}, not {value}.")
     return value
+
+
+

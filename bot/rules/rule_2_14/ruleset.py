@@ -300,7 +300,9 @@ class Rule214(Ruleset):
                     formula = f"STR {me.strength} - AGI {them.agility}"
                     if rnd.dicex(side, sides, FULL_FRONTAL_STRIKE, formula, clause):
                         rnd.winner = side
-                        rnd.note(clause, f"the attack succeeds: {rnd.name(side)} wins the duel")
+                        rnd.note(
+                            clause, f"the attack succeeds: {rnd.name(side)} wins the duel"
+                        )
             else:
                 clause = "2.14 Attacks, Side Swipe"
                 if theirs == FULL_FRONTAL_STRIKE:
@@ -414,3 +416,5 @@ class Rule214(Ruleset):
 
 
 RULE_2_14 = Rule214()
+
+

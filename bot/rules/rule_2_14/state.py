@@ -87,3 +87,6 @@ class Options:
                 f"missing_move must be one of {', '.join(MISSING_MOVE_POLICIES)}, "
                 f"not {self.missing_move!r}."
             )
+
+
+
