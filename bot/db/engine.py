@@ -9,12 +9,14 @@ updates when a second process (the CLI, a second bot) writes the same file.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import event, make_url
+from sqlalchemy import Connection, event, make_url
+from sqlalchemy.dialects.sqlite.aiosqlite import SQLiteDialect_aiosqlite
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
@@ -28,7 +30,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import AsyncAdaptedQueuePool, Pool
 
 from bot.db.models import OutboxPost
-from bot.db.sqlite_onehop import onehop_dbapi
+from bot.db.sqlite_thread import SqliteThread
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,7 @@ OUTBOX_WRITTEN = "duelbot.outbox_written"
 # Transactions here take milliseconds; a lock held longer is another process (a backup, a
 # CLI): the user should hear "try again" within seconds, not after 30 s of "thinking".
 SQLITE_BUSY_TIMEOUT = 5.0
+BEGIN = "BEGIN IMMEDIATE"
 
 
 def is_sqlite(url: str) -> bool:
@@ -88,13 +91,17 @@ def make_engine(
             }
         else:
             pool_args = {"poolclass": poolclass}
+        # duelbot's own connection (one worker thread, one hop per statement or per move:
+        # bot/db/sqlite_thread.py) in place of aiosqlite's, through SQLAlchemy's public
+        # async_creator; the URL only names the file (and its sqlite3 options).
+        args, options = SQLiteDialect_aiosqlite().create_connect_args(make_url(url))
+        options = {**options, "timeout": SQLITE_BUSY_TIMEOUT, **extra}
+        options["check_same_thread"] = True  # only the connection's own thread uses it
         engine = create_async_engine(
             url,
             echo=echo,
             hide_parameters=True,  # SQL logs must never show a secret move
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT, **extra},
-            # one worker-thread hop per statement instead of four (bot/db/sqlite_onehop.py)
-            module=onehop_dbapi(),
+            async_creator=SqliteThread.opener(*args, **options),
             **pool_args,
         )
         _configure_sqlite(engine)
@@ -116,8 +123,8 @@ def make_engine(
 def _configure_sqlite(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        # Take transaction control away from the driver so that BEGIN IMMEDIATE is ours.
-        dbapi_connection.isolation_level = None
+        # The driver never begins or commits on its own (SqliteThread opens sqlite3 with
+        # isolation_level=None), so BEGIN IMMEDIATE is ours.
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
@@ -131,7 +138,13 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        driver = conn.connection.driver_connection
+        if isinstance(driver, SqliteThread):
+            # straight to the driver, which sends it with the first statement: a statement
+            # executed through SQLAlchemy only to be held back cost a fifth of a move's CPU
+            driver.hold_begin(BEGIN)
+        else:
+            conn.exec_driver_sql(BEGIN)
 
 
 class DatabaseUnavailable(Exception):
@@ -148,6 +161,7 @@ def _note_outbox_rows(session: Session, _context: Any, _instances: Any) -> None:
 
 
 OutboxListener = Callable[[], None]
+T = TypeVar("T")
 
 
 @dataclass
@@ -156,11 +170,38 @@ class Work:
 
     connection: AsyncConnection
     joined: AsyncSession | None = None
+    # Set once a step finished the transaction (``run``): nothing may follow.
+    finished: bool = False
+
+    async def run(self, step: Callable[[Connection], tuple[T, bool]]) -> T:
+        """``step`` on a SYNC Core connection in this transaction, so one function of
+        Core statements serves both backends: on SQLite in ONE hop of the database's
+        thread (``SqliteThread.run_core``: the held-back BEGIN IMMEDIATE, every statement
+        of the step), on PostgreSQL through ``AsyncConnection.run_sync`` (no thread).
+
+        The step answers its result and whether the transaction has nothing more to do
+        (the caller's decision). Then this unit of work commits it, on SQLite in the same
+        hop (no hop of its own for the COMMIT), on PostgreSQL when the block ends (one
+        round trip either way); after it, the transaction takes no further work."""
+        self._check_open()
+        raw = await self.connection.get_raw_connection()
+        driver = raw.driver_connection
+        if isinstance(driver, SqliteThread):
+            try:
+                result, self.finished = await driver.run_core(step)
+            except sqlite3.Error as error:
+                # the step's statements raise SQLAlchemy's errors already; the BEGIN and
+                # the COMMIT around them are sqlite3's own calls: wrapped the same way
+                raise DBAPIError.instance(None, None, error, sqlite3.Error) from error
+            return result
+        result, self.finished = await self.connection.run_sync(step)
+        return result
 
     def session(self) -> AsyncSession:
         """An ORM session in this transaction (made at first use), inside a SAVEPOINT: its
         commit releases the savepoint and its close rolls back only what it did; the
         transaction itself is committed or rolled back by ``connection_transaction``."""
+        self._check_open()
         if self.joined is None:
             self.joined = AsyncSession(
                 bind=self.connection,
@@ -168,6 +209,10 @@ class Work:
                 join_transaction_mode="create_savepoint",
             )
         return self.joined
+
+    def _check_open(self) -> None:
+        if self.finished:
+            raise RuntimeError("this transaction was finished by a step (Work.run)")
 
 
 @dataclass

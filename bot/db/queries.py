@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import Connection, Row, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
     AuditEntry,
@@ -277,8 +277,9 @@ async def standing_choices(
 
 
 # -- a move (issue 25: the one place of its SQL, for every backend and every entry). Core
-# statements built once, run on the transaction's connection: rows instead of ORM objects
-# (building a statement and its cache key cost more than running it).
+# statements built once, run on a SYNC connection of the transaction (``Work.run``: on
+# SQLite in one hop of the database's thread, on PostgreSQL through run_sync): rows instead
+# of ORM objects (building a statement and its cache key cost more than running it).
 
 _DUEL_COLUMNS = (
     Duel.id,
@@ -338,33 +339,31 @@ _SUPERSEDE = (
 _STORE = insert(Submission)
 
 
-async def move_targets(
-    conn: AsyncConnection, *, duel_id: int | None = None, user_id: int | None = None
+def move_targets(
+    conn: Connection, *, duel_id: int | None = None, user_id: int | None = None
 ) -> Sequence[Row[Any]]:
     """The duel and its open round, row-locked: ``duel_id``'s (at most one row), or
     ``user_id``'s live duels with an open round, by duel id (a DM that names no duel)."""
     if duel_id is not None:
-        return (await conn.execute(_TARGET_BY_DUEL, {"duel_id": duel_id})).all()
-    return (await conn.execute(_TARGETS_OF_USER, {"user_id": user_id})).all()
+        return conn.execute(_TARGET_BY_DUEL, {"duel_id": duel_id}).all()
+    return conn.execute(_TARGETS_OF_USER, {"user_id": user_id}).all()
 
 
-async def move_duel(conn: AsyncConnection, duel_id: int) -> Row[Any] | None:
+def move_duel(conn: Connection, duel_id: int) -> Row[Any] | None:
     """The duel alone, row-locked: for a move whose duel has no open round (the refusal
     says why)."""
-    return (await conn.execute(_DUEL_BY_ID, {"duel_id": duel_id})).first()
+    return conn.execute(_DUEL_BY_ID, {"duel_id": duel_id}).first()
 
 
-async def round_moves(
-    conn: AsyncConnection, round_id: int
-) -> dict[str, tuple[int, int | None, str | None]]:
+def round_moves(conn: Connection, round_id: int) -> dict[str, tuple[int, int | None, str | None]]:
     """Per side that stored a move in the round: (moves stored, id of the current one, its
     move)."""
-    rows = await conn.execute(_ROUND_MOVES, {"round_id": round_id})
+    rows = conn.execute(_ROUND_MOVES, {"round_id": round_id})
     return {side: (int(count), current_id, move) for side, count, current_id, move in rows}
 
 
-async def store_move(
-    conn: AsyncConnection,
+def store_move(
+    conn: Connection,
     *,
     round_id: int,
     side: str,
@@ -376,7 +375,7 @@ async def store_move(
 ) -> None:
     """Insert the move; ``supersede_id``: the submission it replaces, marked first."""
     if supersede_id is not None:
-        await conn.execute(_SUPERSEDE, {"submission_id": supersede_id, "at": at})
+        conn.execute(_SUPERSEDE, {"submission_id": supersede_id, "at": at})
     values = {
         "round_id": round_id,
         "side": side,
@@ -385,4 +384,4 @@ async def store_move(
         "via": via,
         "submitted_at": at,
     }
-    await conn.execute(_STORE, values)
+    conn.execute(_STORE, values)

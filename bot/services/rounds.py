@@ -5,16 +5,20 @@ Undo is in undo.py."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy import Connection
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.models import Duel, Round, fits_id, utcnow
 from bot.rules.base import SIDES, Ruleset
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.services import ratings
 from bot.services.acceptance import (
+    Accepted,
     DuelSnapshot,
     MoveRequest,
     RoundSnapshot,
@@ -195,27 +199,9 @@ class RoundCommands(DuelUseCases):
         if duel_id is not None and not fits_id(duel_id):
             raise scope.not_found(duel_id)
         async with connection_transaction(self._db) as work:
-            conn = work.connection
-            duel, rnd = await _move_snapshot(conn, req)
-            if not scope.includes(duel):
-                raise scope.not_found(duel.id)
-            moves: dict[str, SideMoves] = {}
-            if rnd is not None:
-                stored = await queries.round_moves(conn, rnd.id)
-                moves = {side: SideMoves(*found) for side, found in stored.items()}
-            now = datetime.now(UTC)  # the services' clock (bot.db.models.utcnow's)
-            took = accept(req, duel, rnd, moves, self._defaults, now)
-            assert rnd is not None  # accept refuses a move without an open round
-            await queries.store_move(
-                conn,
-                round_id=rnd.id,
-                side=took.side,
-                user_id=user_id,
-                move=took.move_id,
-                via=via,
-                at=now,
-                supersede_id=took.supersedes,
-            )
+            # read, decide and store in one step (on SQLite: one hop of the database's
+            # thread); committed in that step unless the move completes the round
+            duel, rnd, took = await work.run(partial(_take_move, req, scope, self._defaults))
             closed = None
             if took.completes_round:
                 closed = await self._close_after_move(work.session(), duel.id, rnd.id)
@@ -402,18 +388,50 @@ class RoundCommands(DuelUseCases):
         )
 
 
-async def _move_snapshot(
-    conn: AsyncConnection, req: MoveRequest
-) -> tuple[DuelSnapshot, RoundSnapshot | None]:
+Taken = tuple[DuelSnapshot, RoundSnapshot, Accepted]
+
+
+def _take_move(
+    req: MoveRequest, scope: DuelScope, defaults: DuelSettings, conn: Connection
+) -> tuple[Taken, bool]:
+    """The move's whole pass on a sync connection (``Work.run``): the duel and its open
+    round (locked), the round's stored moves, the decision (``acceptance.accept``), the
+    store. A refusal raises (the transaction rolls back). Answers whether the
+    transaction is finished: yes unless the move completes the round (the close follows
+    in the same transaction)."""
+    duel, rnd = _move_snapshot(conn, req)
+    if not scope.includes(duel):
+        raise scope.not_found(duel.id)
+    moves: dict[str, SideMoves] = {}
+    if rnd is not None:
+        stored = queries.round_moves(conn, rnd.id)
+        moves = {side: SideMoves(*found) for side, found in stored.items()}
+    now = datetime.now(UTC)  # the services' clock (bot.db.models.utcnow's), once locked
+    took = accept(req, duel, rnd, moves, defaults, now)
+    assert rnd is not None  # accept refuses a move without an open round
+    queries.store_move(
+        conn,
+        round_id=rnd.id,
+        side=took.side,
+        user_id=req.user_id,
+        move=took.move_id,
+        via=req.via,
+        at=now,
+        supersede_id=took.supersedes,
+    )
+    return (duel, rnd, took), not took.completes_round
+
+
+def _move_snapshot(conn: Connection, req: MoveRequest) -> tuple[DuelSnapshot, RoundSnapshot | None]:
     """The duel a move goes to and its open round (None: no round open; the acceptance
     says why), row-locked. A DM without "#N" finds the sender's one open round."""
     if req.duel_id is None:
-        rows = await queries.move_targets(conn, user_id=req.user_id)
+        rows = queries.move_targets(conn, user_id=req.user_id)
         return choose_round([_target(row) for row in rows], req.user_id)
-    rows = await queries.move_targets(conn, duel_id=req.duel_id)
+    rows = queries.move_targets(conn, duel_id=req.duel_id)
     if rows:
         return _target(rows[0])
-    row = await queries.move_duel(conn, req.duel_id)
+    row = queries.move_duel(conn, req.duel_id)
     if row is None:
         raise DuelScope.of_duellist(req.user_id, req.guild_id).not_found(req.duel_id)
     return _duel(row), None

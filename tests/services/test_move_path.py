@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ from sqlalchemy.exc import OperationalError
 
 from bot.config import DuelSettings
 from bot.db.engine import Database
+from bot.db.sqlite_thread import SqliteThread
 from bot.services.container import Services
 from bot.services.errors import InvalidInput, MoveAlreadyLocked, Unavailable
 from bot.services.published import Sides
@@ -73,23 +76,43 @@ async def test_a_refusal_among_concurrent_moves_leaves_the_others(
     assert closed.result.choices == Sides("evade", "full_frontal_strike")
 
 
+class FailingCommit(sqlite3.Connection):
+    """A sqlite3 connection whose COMMIT fails while ``failing`` is set (a full disk)."""
+
+    failing = False
+
+    def commit(self) -> None:
+        if FailingCommit.failing:
+            raise sqlite3.OperationalError("disk I/O error")
+        super().commit()
+
+
 async def test_a_failed_commit_acknowledges_no_move(
-    database: Database, monkeypatch: pytest.MonkeyPatch
+    database: Database,
+    make_db: Callable[..., Database],
+    db_backend: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """On SQLite the COMMIT of a move is sqlite3's own (in the step's hop: no SQLAlchemy
+    call to break), so the connection's class fails it; on PostgreSQL SQLAlchemy's."""
+    if db_backend == "sqlite":
+        database = make_db(connect_args={"factory": FailingCommit})
     services = Services.create(database, DuelSettings())
     await duel_with_round(services)
-    real_commit = Connection._commit_impl
 
     def failing(self: Connection) -> Any:
         raise OperationalError("COMMIT", {}, Exception("disk I/O error"))
 
-    monkeypatch.setattr(Connection, "_commit_impl", failing)
+    if db_backend == "sqlite":
+        monkeypatch.setattr(FailingCommit, "failing", True)
+    else:
+        monkeypatch.setattr(Connection, "_commit_impl", failing)
     results = await asyncio.gather(
         services.duels.submit_move(user_id=ALICE.user_id, move="ev", via="dm_text"),
         services.duels.submit_move(user_id=BOB.user_id, move="ev", via="dm_text"),
         return_exceptions=True,
     )
-    monkeypatch.setattr(Connection, "_commit_impl", real_commit)
+    monkeypatch.undo()
     assert all(isinstance(r, Unavailable) for r in results), results
     assert await submissions(database) == []
     # and the next moves go through
@@ -138,3 +161,33 @@ async def test_close_when_all_submitted_closes_once(database: Database) -> None:
     assert len(await submissions(database)) == 2
     status = await services.duels.round_status(duel_id, GUILD)
     assert not (status.round_no == 1 and status.is_open)  # round 1 is closed
+
+
+async def test_a_move_is_one_hop_on_sqlite(
+    make_db: Callable[..., Database], db_backend: str
+) -> None:
+    """On SQLite a move that leaves its round open is ONE call into the database's thread:
+    BEGIN IMMEDIATE, the reads, the store and the COMMIT (issue 25's cost); a change of
+    choice too. The move that completes the round continues in the same transaction (the
+    close), so it takes more."""
+    if db_backend != "sqlite":
+        pytest.skip("PostgreSQL has no database thread (run_sync, asyncpg)")
+    database = make_db(pool_size=1)
+    services = Services.create(
+        database, DuelSettings(change_of_choice=True, close_when_all_submitted=True)
+    )
+    duel_id = await duel_with_round(services)
+    async with database.transaction() as session:
+        raw = await (await session.connection()).get_raw_connection()
+        driver = raw.driver_connection  # the pool's one connection
+    assert isinstance(driver, SqliteThread)
+    for move in ("ev", "ss"):  # a first move, then a change of it
+        before = driver.hops
+        receipt = await services.duels.submit_move(
+            user_id=ALICE.user_id, move=move, via="dm_button", duel_id=duel_id
+        )
+        assert driver.hops - before == 1 and receipt.closed is None
+    completing = await services.duels.submit_move(user_id=BOB.user_id, move="ev", via="dm_text")
+    assert completing.closed is not None
+    stored = sorted((s.side, s.move, s.superseded_at is None) for s in await submissions(database))
+    assert stored == [("a", "evade", False), ("a", "side_swipe", True), ("b", "evade", True)]

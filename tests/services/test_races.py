@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.util import await_
 
 from bot.config import DuelSettings
 from bot.db import queries
@@ -228,10 +229,12 @@ async def test_a_dm_move_locks_its_round_before_a_close_can_take_it(
     looked_up, go_on = asyncio.Event(), asyncio.Event()
     original = queries.move_targets  # the move's one read of its duel and round
 
-    async def paused(conn: Any, **where: Any) -> Any:
-        found = await original(conn, **where)
+    def paused(conn: Any, **where: Any) -> Any:
+        found = original(conn, **where)
         looked_up.set()
-        await go_on.wait()
+        # the step is sync (Work.run); on PostgreSQL it runs in run_sync's greenlet, where
+        # SQLAlchemy's await_ waits on the event loop
+        await_(go_on.wait())
         return found
 
     monkeypatch.setattr(queries, "move_targets", paused)
@@ -250,5 +253,3 @@ async def test_a_dm_move_locks_its_round_before_a_close_can_take_it(
     closed = await closing
     assert receipt.round_no == 1 and closed.round_no == 1
     assert closed.result.choices.a == "evade"
-
-
