@@ -119,6 +119,11 @@ class DuelBot(commands.Bot):
         """New outbox rows are committed: the poster looks now instead of at its next poll."""
         self.outbox_wakeup.set()
 
+    async def on_message(self, message: discord.Message, /) -> None:
+        """Nothing: duelbot has no prefix commands, and the DM intake (cogs/intake.py) listens
+        for messages itself. commands.Bot's default built a command context for every
+        message only to find no command in it (issue 27: per-event work off the hot path)."""
+
     async def setup_hook(self) -> None:
         # Known once logged in: the bot's own webhooks are exempt from the global limit.
         self.pacing.application_id = self.application_id

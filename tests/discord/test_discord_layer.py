@@ -276,3 +276,22 @@ async def test_a_role_missing_from_the_cache_still_counts(
         # ... and a member without it is still refused
         reply = await w.slash(w.outsider, "stats", "show", member=w.ann.id)
         assert "Only a commander" in reply.content
+
+
+async def test_a_dm_is_answered_without_prefix_command_processing(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """duelbot has no prefix commands: a DM reaches the intake, and commands.Bot's
+    process_commands (a context built per message) never runs."""
+    fake = fake_discord
+    async with running_world(fake, database) as w:
+        processed: list[discord.Message] = []
+
+        async def counting(message: discord.Message, /) -> None:
+            processed.append(message)
+
+        w.bot.process_commands = counting  # type: ignore[method-assign]
+        before = len(fake.dms_to(w.ann.id))
+        await fake.send_dm(w.ann.id, "evade")
+        await fake.wait_for_dms(w.ann.id, before + 1, timeout=5)
+        assert processed == []
