@@ -86,39 +86,36 @@ def load(found: Iterable[EntryPoint], fallback: Sequence[EntryPoint] = ()) -> Lo
     stands for duelbot's own when no duelbot distribution declares any: a source tree run
     without installing, or an install made before the group existed."""
     found = tuple(found)
-    own = [ep for ep in found if is_own(ep)]
+    own = [(ep, distribution_of(ep)) for ep in found if is_own(ep)]
     if not own and fallback:
         logger.info(
             "No installed %s distribution declares the %s entry points (a source tree not "
             "installed, or installed before they existed: reinstall it); using its "
             "built-in list", HOST_DISTRIBUTION, GROUP,
         )
-        own = list(fallback)
+        own = [(ep, f"{HOST_DISTRIBUTION} (its built-in list)") for ep in fallback]
     others = sorted(
-        (ep for ep in found if not is_own(ep)),
-        key=lambda ep: (distribution_of(ep), ep.name, ep.value),
+        ((ep, distribution_of(ep)) for ep in found if not is_own(ep)),
+        key=lambda pair: (pair[1], pair[0].name, pair[0].value),
     )
     rulesets: dict[str, Ruleset] = {}
-    origin: dict[str, EntryPoint] = {}
+    origin: dict[str, str] = {}
     own_ids: list[str] = []
     refused: list[Refusal] = []
-    ordered = [(ep, True) for ep in own] + [(ep, False) for ep in others]
-    for entry_point, is_duelbots in ordered:
+    ordered = [(ep, dist, True) for ep, dist in own] + [(ep, dist, False) for ep, dist in others]
+    for entry_point, distribution, is_duelbots in ordered:
         try:
             ruleset = ruleset_of(entry_point)
             if ruleset.id in rulesets:
-                first = origin[ruleset.id]
                 raise _Refused(
-                    f"its ruleset id {ruleset.id!r} is already loaded from "
-                    f"{_spelt(first)!r} of {distribution_of(first)}"
+                    f"its ruleset id {ruleset.id!r} is already loaded from {origin[ruleset.id]}"
                 )
         except _Refused as refusal:
-            refused.append(Refusal(_spelt(entry_point), distribution_of(entry_point),
-                                   refusal.reason))
+            refused.append(Refusal(_spelt(entry_point), distribution, refusal.reason))
             logger.warning("%s", refused[-1].line())
             continue
         rulesets[ruleset.id] = ruleset
-        origin[ruleset.id] = entry_point
+        origin[ruleset.id] = f"{_spelt(entry_point)!r} of {distribution}"
         if is_duelbots:
             own_ids.append(ruleset.id)
     return Loaded(rulesets, tuple(own_ids), tuple(refused))

@@ -22,8 +22,9 @@ from bot.rules.base import Ruleset
 from bot.rules.errors import UnknownRuleset
 from bot.rules.terms import PreDuel
 
-#: duelbot's own entry points as its pyproject.toml declares them: used only when no installed duelbot distribution declares the group
-#: (tests/rules/test_ruleset_entry_points.py keeps the two equal).
+#: duelbot's own entry points as its pyproject.toml declares them: used only when no
+#: installed duelbot distribution declares the group (tests/rules/test_ruleset_entry_points.py
+#: keeps the two equal).
 BUILTIN_ENTRY_POINTS: tuple[EntryPoint, ...] = tuple(
     EntryPoint(name, value, plugins.GROUP)
     for name, value in (

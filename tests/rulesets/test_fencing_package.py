@@ -141,6 +141,13 @@ def test_the_environment_holds_installed_copies(venv: Venv, tmp_path: Path) -> N
     assert "refused" not in run.stderr, run.stderr
 
 
+def start_choices(duel: Any) -> list[str]:
+    """The values `/duel start ruleset:` offers."""
+    (start,) = (o for o in duel["options"] if o["name"] == "start")
+    (ruleset,) = (o for o in start["options"] if o["name"] == "ruleset")
+    return [choice["value"] for choice in ruleset["choices"]]
+
+
 async def wait_until(check: Any, timeout: float = 30.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -201,7 +208,8 @@ async def test_an_installed_ruleset_plays_exports_and_verifies_in_subprocesses(
                 pytest.fail("duelbot run never connected:\n" + log_file.read_text()[-3000:])
             await asyncio.sleep(0.3)  # READY and GUILD_CREATE processed
             # /duel start's ruleset choices (and /sheet's) come from the registry.
-            assert RULESET_ID in ruleset_choices(fake.commands()), fake.commands()
+            assert RULESET_ID in start_choices(fake.command("duel")), fake.command("duel")
+            assert RULESET_ID in ruleset_choices(fake.commands())
             for member in (ann, bob):
                 reply = await slash(
                     cmdr, "sheet", "set", member=member.id, ruleset=RULESET_ID, fields="skill=1"
