@@ -129,12 +129,18 @@ def test_the_environment_holds_installed_copies(venv: Venv, tmp_path: Path) -> N
     source tree, and the registry finds the plug-in by its entry point."""
     code = (
         "import bot, duelbot_fencing\n"
-        "from bot.rules import registry\n"
+        "from bot.rules import plugins, registry\n"
         "print(bot.__file__); print(duelbot_fencing.__file__); print(*registry.ids())\n"
+        "print(*sorted(f'{ep.name}@{ep.dist.name}' for ep in plugins.installed_entry_points()))\n"
     )
     run = venv.run(str(venv.bin / "python"), "-c", code, cwd=tmp_path, env=clean_env())
     assert run.returncode == 0, run.stderr
-    bot_file, plugin_file, ids = run.stdout.splitlines()
+    bot_file, plugin_file, ids, declared = run.stdout.splitlines()
+    # Every ruleset, the built-in ones too, comes from the installed metadata.
+    assert declared.split() == [
+        "by-this-axe@duelbot", f"{RULESET_ID}@duelbot-fencing", "foeq-spell-duel@duelbot",
+        "rule-2.14@duelbot",
+    ]
     assert Path(bot_file).is_relative_to(venv.root), bot_file
     assert Path(plugin_file).is_relative_to(venv.root), plugin_file
     assert ids.split() == ["by-this-axe", RULESET_ID, "foeq-spell-duel", "rule-2.14"]
