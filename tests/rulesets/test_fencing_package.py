@@ -270,12 +270,15 @@ async def test_an_installed_ruleset_plays_exports_and_verifies_in_subprocesses(
     round_file = tmp_path / "round1.json"
     round_file.write_text(json.dumps(first), encoding="utf-8")
 
-    verified, odds, adjudicated = await asyncio.gather(
+    verified, odds, adjudicated, odds_help = await asyncio.gather(
         run_cli(venv, ("verify", str(export_file)), tmp_path, env),
         run_cli(venv, ("odds", "--ruleset", RULESET_ID, "--a-skill", "1", "--a-action",
                        "feint", "--b-skill", "0", "--b-action", "f", "--json"), tmp_path, env),
         run_cli(venv, ("adjudicate", "--json", str(round_file)), tmp_path, env),
+        run_cli(venv, ("odds", "--help"), tmp_path, env),
     )  # fmt: skip
+    assert f"--ruleset {{rule-2.14,by-this-axe,{RULESET_ID}}}" in odds_help.stdout
+    assert f"{RULESET_ID}: the outcome of one exchange" in odds_help.stdout
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert f"OK: duel {duel_id} ({RULESET_ID}): {rounds} round(s)" in verified.stdout
     assert odds.returncode == 0, odds.stderr
