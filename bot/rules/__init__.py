@@ -2,6 +2,7 @@
 
 Modules: base (the ``Ruleset`` contract), terms (its plain data), params (house rules and
 per-duel settings), dice, errors, command_line (what a ruleset gives `duelbot`), registry
-(the rulesets and the one lookup, ``registry.get``), and one package per ruleset. This
+(the rulesets and the one lookup, ``registry.get``), plugins (the entry-point group
+``duelbot.rulesets`` the registry loads), and one package per ruleset. This
 ``__init__`` imports nothing: importing one module loads only what it needs.
 """

@@ -3,65 +3,110 @@
 ``get(ruleset_id)`` is the lookup (``UnknownRuleset`` naming the known ids);
 ``get_or_none(ruleset_id)`` is the same lookup for a reader of stored data, which shows
 what it can of a duel whose ruleset is no longer registered; ``ids()`` and
-``all_rulesets()`` list them. A new ruleset is one package under bot/rules/ and one entry in
-``BUILTIN`` below (docs/rulesets.md). Nothing outside its package and this module names a
-ruleset id or imports a ruleset module (tests/test_layering.py). This module imports each
-ruleset from its own ``ruleset`` module; bot/rules/base.py imports no ruleset, so the
-import graph has no cycle.
+``all_rulesets()`` list them. The rulesets are the entry points of the group
+``duelbot.rulesets`` (bot/rules/plugins.py): duelbot's own pyproject.toml declares the
+built-in ones there, and an installed package adds its own the same way (docs/rulesets.md).
+They are loaded once, at the first lookup. ``BUILTIN_ENTRY_POINTS`` repeats duelbot's own
+declarations for a source tree run without installing. Nothing outside its package and
+this module names a ruleset id or a ruleset module (tests/test_layering.py); nothing in
+bot/rules imports this module, so the import graph has no cycle.
 """
 
 from __future__ import annotations
 
+import threading
+from importlib.metadata import EntryPoint
+
+from bot.rules import plugins
 from bot.rules.base import Ruleset
-from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
 from bot.rules.errors import UnknownRuleset
-from bot.rules.foeq.ruleset import FOEQ
-from bot.rules.rule_2_14.ruleset import RULE_2_14
 from bot.rules.terms import PreDuel
 
-#: The rulesets the bot ships with, in the order they are offered.
-BUILTIN: tuple[Ruleset, ...] = (RULE_2_14, BY_THIS_AXE, FOEQ)
+#: duelbot's own entry points as its pyproject.toml declares them: used only when no
+#: installed duelbot distribution declares the group (tests/rules/test_ruleset_entry_points.py
+#: keeps the two equal).
+BUILTIN_ENTRY_POINTS: tuple[EntryPoint, ...] = tuple(
+    EntryPoint(name, value, plugins.GROUP)
+    for name, value in (
+        ("rule-2.14", "bot.rules.rule_2_14.ruleset:RULE_2_14"),
+        ("by-this-axe", "bot.rules.by_this_axe.ruleset:BY_THIS_AXE"),
+        ("foeq-spell-duel", "bot.rules.foeq.ruleset:FOEQ"),
+    )
+)
 
 #: The ruleset used when none is named (a duel, ``duelbot adjudicate`` input).
-DEFAULT_RULESET_ID = RULE_2_14.id
+DEFAULT_RULESET_ID = "rule-2.14"
 
-_REGISTRY: dict[str, Ruleset] = {ruleset.id: ruleset for ruleset in BUILTIN}
+_LOAD_LOCK = threading.Lock()
+_loaded: plugins.Loaded | None = None
+_REGISTRY: dict[str, Ruleset] = {}
+
+
+def _load() -> plugins.Loaded:
+    """The entry points' rulesets, loaded at the first call (the bot's threads may ask at
+    once: one loads)."""
+    global _loaded
+    loaded = _loaded
+    if loaded is None:
+        with _LOAD_LOCK:
+            loaded = _loaded
+            if loaded is None:
+                loaded = plugins.load(plugins.installed_entry_points(), BUILTIN_ENTRY_POINTS)
+                _REGISTRY.update(loaded.rulesets)
+                _loaded = loaded
+    return loaded
+
+
+def _registry() -> dict[str, Ruleset]:
+    _load()
+    return _REGISTRY
+
+
+def builtin() -> tuple[Ruleset, ...]:
+    """duelbot's own rulesets (its entry points, else ``BUILTIN_ENTRY_POINTS``), by id."""
+    loaded = _load()
+    return tuple(loaded.rulesets[ruleset_id] for ruleset_id in sorted(loaded.own))
 
 
 def register(ruleset: Ruleset) -> Ruleset:
     """Register ``ruleset`` under its id (a test's own ruleset); returns it."""
-    _REGISTRY[ruleset.id] = ruleset
+    _registry()[ruleset.id] = ruleset
     return ruleset
 
 
 def unregister(ruleset_id: str) -> None:
-    """Remove a ruleset a test registered (the built-in ones stay)."""
-    if ruleset_id not in {r.id for r in BUILTIN}:
+    """Remove a ruleset a test registered: an installed one (an entry point) is put back."""
+    installed = _load().rulesets
+    if ruleset_id in installed:
+        _REGISTRY[ruleset_id] = installed[ruleset_id]
+    else:
         _REGISTRY.pop(ruleset_id, None)
 
 
 def get(ruleset_id: str) -> Ruleset:
     """The ruleset registered as ``ruleset_id``; UnknownRuleset (a RulesError) naming the
     known ids when there is none."""
+    registry = _registry()
     try:
-        return _REGISTRY[ruleset_id]
+        return registry[ruleset_id]
     except KeyError:
-        known = ", ".join(sorted(_REGISTRY)) or "none"
+        known = ", ".join(sorted(registry)) or "none"
         raise UnknownRuleset(f"Unknown ruleset {ruleset_id!r}; known: {known}.") from None
 
 
 def get_or_none(ruleset_id: str) -> Ruleset | None:
     """``get`` for readers of stored data (a post, an export, a replay of the ladder): None
     when no ruleset is registered as ``ruleset_id`` (a test's ruleset, since removed)."""
-    return _REGISTRY.get(ruleset_id)
+    return _registry().get(ruleset_id)
 
 
 def ids() -> tuple[str, ...]:
-    return tuple(sorted(_REGISTRY))
+    return tuple(sorted(_registry()))
 
 
 def all_rulesets() -> tuple[Ruleset, ...]:
-    return tuple(_REGISTRY[key] for key in ids())
+    registry = _registry()
+    return tuple(registry[key] for key in sorted(registry))
 
 
 def with_pre_duel_step(step_id: str) -> tuple[Ruleset, ...]:

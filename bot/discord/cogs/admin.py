@@ -12,6 +12,7 @@ from bot.discord.checks import MANAGE_SERVER, admin_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.forum import bot_member, forum_refusal
 from bot.discord.generated import house_rule_alias_command, house_rule_aliases
+from bot.discord.ruleset_choices import offer_rulesets, ruleset_choices
 from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
 from bot.presentation.discord_text import safe
 from bot.rules import registry
@@ -40,11 +41,7 @@ def role_manager(role: discord.Role) -> str | None:
 
 
 # The duel systems that have house rules (/config house-rule's choices).
-HOUSE_RULE_RULESETS = [
-    app_commands.Choice(name=rules.title[:100], value=rules.id)
-    for rules in registry.all_rulesets()
-    if rules.house_rules()
-]
+HOUSE_RULE_RULESETS = ruleset_choices(r for r in registry.all_rulesets() if r.house_rules())
 
 
 class Admin(commands.Cog):
@@ -158,7 +155,7 @@ class Admin(commands.Cog):
         key="The house rule (see /config show)",
         value="Its value for new duels; leave out for the house rule's own default",
     )
-    @app_commands.choices(ruleset=HOUSE_RULE_RULESETS)
+    @offer_rulesets(HOUSE_RULE_RULESETS)
     @admin_only()
     async def house_rule(
         self,

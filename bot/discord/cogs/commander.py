@@ -22,6 +22,7 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.flood import refuse_over_budget
 from bot.discord.forum import duel_home
 from bot.discord.generated import stats_set_command
+from bot.discord.ruleset_choices import offer_rulesets, ruleset_choices
 from bot.discord.sheet_input import parse_sheet_fields
 from bot.exports.formats import export_duel, export_html
 from bot.presentation.discord_replies import (
@@ -68,15 +69,9 @@ class DuelNumber(app_commands.Transformer[DuelBot]):
 DuelId = app_commands.Transform[int, DuelNumber]
 
 
-ALL_RULESETS = [
-    app_commands.Choice(name=registry.get(r).title[:100], value=r)
-    for r in registry.ids()
-    if registry.get(r).playable
-]
+ALL_RULESETS = ruleset_choices(r for r in registry.all_rulesets() if r.playable)
 # Every ruleset has a sheet (one kept in the stats columns too: /sheet and /stats agree).
-SHEET_RULESETS = [
-    app_commands.Choice(name=registry.get(r).title[:100], value=r) for r in registry.ids()
-]
+SHEET_RULESETS = ruleset_choices(registry.all_rulesets())
 
 
 # A USER option resolves to a Member when the payload carries the member, else to a User:
@@ -180,7 +175,7 @@ class Commander(commands.Cog):
         ruleset="The duel system",
         fields="field=value pairs (e.g. character=hero armor_save=5) or a JSON object",
     )
-    @app_commands.choices(ruleset=SHEET_RULESETS)
+    @offer_rulesets(SHEET_RULESETS)
     @commander_only()
     async def sheet_set(
         self,
@@ -201,7 +196,7 @@ class Commander(commands.Cog):
 
     @sheet.command(name="show", description="Show a member's sheet for a duel system")
     @app_commands.describe(member="The duellist", ruleset="The duel system")
-    @app_commands.choices(ruleset=SHEET_RULESETS)
+    @offer_rulesets(SHEET_RULESETS)
     @commander_only()
     async def sheet_show(
         self, interaction: discord.Interaction[DuelBot], member: AnyMember, ruleset: str
@@ -225,7 +220,7 @@ class Commander(commands.Cog):
         ruleset="Duel system (default: the configured one)",
         params="Per-duel settings and house rules, key=value pairs (e.g. flight=after-blows)",
     )
-    @app_commands.choices(ruleset=ALL_RULESETS)
+    @offer_rulesets(ALL_RULESETS)
     @commander_only()
     async def duel_start(
         self,

@@ -23,6 +23,7 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import ALL_RULESETS, AnyMember
 from bot.discord.errors import reply_ephemeral, user_message
 from bot.discord.flood import refuse_over_budget
+from bot.discord.ruleset_choices import offer_rulesets
 from bot.presentation.discord_ladder import leaderboard_embed, record_embed
 from bot.services.errors import InvalidInput
 from bot.services.ladder_views import LeaderboardPage
@@ -100,7 +101,7 @@ def leaderboard_view(page: LeaderboardPage) -> discord.ui.View:
 
 @app_commands.command(name="record", description="A member's duel record and rating here")
 @app_commands.describe(member="The member", ruleset="Duel system (default: every one)")
-@app_commands.choices(ruleset=ALL_RULESETS)
+@offer_rulesets(ALL_RULESETS)
 async def duel_record(
     interaction: discord.Interaction[DuelBot], member: AnyMember, ruleset: str | None = None
 ) -> None:
@@ -139,7 +140,7 @@ class Ladder(commands.Cog):
         ruleset="Duel system (default: the one /duel start uses by default)",
         page="Page (10 members a page)",
     )
-    @app_commands.choices(ruleset=ALL_RULESETS)
+    @offer_rulesets(ALL_RULESETS)
     @app_commands.guild_only()
     async def leaderboard(
         self,
