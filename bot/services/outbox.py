@@ -18,7 +18,8 @@ from sqlalchemy import or_, select
 
 from bot.db import queries
 from bot.db.engine import Database, OutboxListener
-from bot.db.models import ChannelWebhook, Duel, OutboxPost, utcnow
+from bot.db.models import ChannelWebhook, Duel, OutboxPost
+from bot.services.clock import utcnow
 from bot.services.duel_support import enqueue
 from bot.services.messages import (
     DirectMessage,
