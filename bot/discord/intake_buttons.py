@@ -4,8 +4,10 @@ button sent days ago still works after a restart.
 A click is dispatched straight from its custom_id (:func:`move_click`, one match of the
 template; the intake cog listens for component interactions), not through discord.py's
 dynamic-item dispatch, which rebuilds a View of every component of the clicked message and
-a new item for each click (issue 27: the per-click work the echo bot does not do). The
-template is the one the buttons are made with, so what is sent is what is read back."""
+a new item for each click (issue 27: the per-click work the echo bot does not do); the
+buttons' view is never registered with discord.py (bot/discord/workers/dm_posts.py stops it
+before sending), so a click is taken once. The template is the one the buttons are made
+with, so what is sent is what is read back."""
 
 from __future__ import annotations
 
