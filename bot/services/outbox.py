@@ -96,6 +96,7 @@ def _item(row: OutboxPost) -> OutboxItem:
         on_behalf_of=row.on_behalf_of,
         payload=dict(row.payload),
         attempts=row.attempts,
+        first_attempt_at=row.first_attempt_at or row.created_at,
     )
 
 
@@ -156,6 +157,8 @@ class OutboxService:
                 row.claimed_by = worker_id
                 row.claimed_until = now + lease
                 row.attempts += 1
+                if row.first_attempt_at is None:
+                    row.first_attempt_at = now
             await session.flush()
             return [_item(r) for r in rows]
 
