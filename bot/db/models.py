@@ -208,6 +208,8 @@ class OutboxPost(Base):
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
     claimed_by: Mapped[str | None] = mapped_column(String(64))
     claimed_until: Mapped[datetime | None]
+    # The first claim's time: where a retry starts looking for an earlier attempt's message.
+    first_attempt_at: Mapped[datetime | None]
     posted_message_id: Mapped[int | None] = mapped_column(BigInteger)
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

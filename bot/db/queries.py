@@ -195,11 +195,31 @@ async def round_numbered(session: AsyncSession, duel_id: int, number: int) -> Ro
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
-async def rounds_before(session: AsyncSession, duel_id: int, number: int) -> list[Round]:
-    """The duel's rounds before round ``number``, the latest first."""
+async def close_inputs(
+    session: AsyncSession, duel_id: int, rnd: Round
+) -> tuple[dict[str, Submission], list[Round]]:
+    """What a round's close reads besides the duel and the round: each side's current
+    submission, and the run of undone rounds right before it (the latest first; the result
+    says which undo it follows)."""
+    submissions = await current_submissions(session, rnd.id)
+    return submissions, await undone_run_before(session, duel_id, rnd.number)
+
+
+async def undone_run_before(session: AsyncSession, duel_id: int, number: int) -> list[Round]:
+    """The undone rounds right before round ``number`` (after the last round before it
+    that was not undone), the latest first: not every earlier round of a long duel."""
+    last_kept = (
+        select(func.max(Round.number))
+        .where(Round.duel_id == duel_id, Round.number < number, Round.status != "undone")
+        .scalar_subquery()
+    )
     stmt = (
         select(Round)
-        .where(Round.duel_id == duel_id, Round.number < number)
+        .where(
+            Round.duel_id == duel_id,
+            Round.number < number,
+            Round.number > func.coalesce(last_kept, 0),
+        )
         .order_by(Round.number.desc())
     )
     return list((await session.execute(stmt)).scalars())

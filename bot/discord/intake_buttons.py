@@ -1,9 +1,19 @@
 """Persistent move buttons: a DynamicItem whose custom_id carries duel, round and move, so a
-button sent days ago still works after a restart (registered with add_dynamic_items)."""
+button sent days ago still works after a restart.
+
+A click is dispatched straight from its custom_id (:func:`move_click`, one match of the
+template; the intake cog listens for component interactions), not through discord.py's
+dynamic-item dispatch, which rebuilds a View of every component of the clicked message and
+a new item for each click (issue 27: the per-click work the echo bot does not do); the
+buttons' view is never registered with discord.py (bot/discord/workers/dm_posts.py stops it
+before sending), so a click is taken once. The template is the one the buttons are made
+with, so what is sent is what is read back."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -21,6 +31,7 @@ TEMPLATE = (
     r"duelbot:move:(?P<duel_id>[0-9]{1,24}):(?P<round_no>[0-9]{1,6}):"
     r"(?P<move>[a-z0-9_=;:]{1,48})"
 )
+_CUSTOM_ID = re.compile(TEMPLATE)
 
 
 class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
@@ -36,20 +47,14 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
         self.round_no = round_no
         self.move = move
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> MoveButton:
-        label = getattr(item, "label", None)
-        return cls(int(match["duel_id"]), int(match["round_no"]), match["move"], label)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        # discord.py types an item's callback for any client; this bot's clicks are DuelBot's.
-        await self.clicked(interaction)
+@dataclass(frozen=True, slots=True)
+class MoveClick:
+    """A click on a move button, read from its custom_id."""
+
+    duel_id: int
+    round_no: int
+    move: str
 
     async def clicked(self, interaction: discord.Interaction[DuelBot]) -> None:
         if await flood.refuse_interaction(interaction, interaction.client.flood):
@@ -72,3 +77,24 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
             await reply_ephemeral(interaction, message)
             return
         await interaction.followup.send(receipt_text(receipt), ephemeral=True)
+
+
+def move_click(interaction: discord.Interaction[Any]) -> MoveClick | None:
+    """The move button clicked in ``interaction`` (None: not a click on a move button)."""
+    if interaction.type is not discord.InteractionType.component:
+        return None
+    data: Mapping[str, Any] = interaction.data or {}
+    custom_id = data.get("custom_id")
+    if data.get("component_type") != discord.ComponentType.button.value or not isinstance(
+        custom_id, str
+    ):
+        return None
+    return click_of_custom_id(custom_id)
+
+
+def click_of_custom_id(custom_id: str) -> MoveClick | None:
+    """A move button's custom_id read back (None: not one of ours)."""
+    match = _CUSTOM_ID.fullmatch(custom_id)
+    if match is None:
+        return None
+    return MoveClick(int(match["duel_id"]), int(match["round_no"]), match["move"])

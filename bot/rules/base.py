@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
 from bot.rules.dice import DiceSource, FairDice, enumerate_outcomes
-from bot.rules.errors import InvalidHouseRule, InvalidRoundInput, RulesError
+from bot.rules.errors import InvalidHouseRule, InvalidRoundInput
 from bot.rules.params import (
     DuelParam,
     HouseRule,
@@ -35,7 +35,6 @@ from bot.rules.params import (
 from bot.rules.terms import (
     NOTHING_REMEMBERED,
     SIDES,
-    ChoiceCheck,
     Fighter,
     MoveSpec,
     OutcomeKind,
@@ -409,28 +408,6 @@ class Ruleset(ABC):
         sometimes halts for a player's choice (By This Axe's victim picking the forfeited
         dice) says so for those states only."""
         return self.auto_advance
-
-    def check_choice(
-        self, state_data: Mapping[str, Any], side: Side, text: str, current: str | None
-    ) -> ChoiceCheck:
-        """Everything a move needs from the rules in one call (issue 25: the move's path
-        asks the rules once): ``state_data`` is the duel's stored state, ``current`` the
-        side's stored move in the round, if any."""
-        state = self.state_from_dict(state_data)
-        move_id: str | None = None
-        error: RulesError | None = None
-        try:
-            move_id = self.parse_choice(text, state, side)
-        except RulesError as exc:
-            error = exc
-        return ChoiceCheck(
-            awaiting=tuple(self.awaiting_sides(state)),
-            advances_at_once=self.advances_at_once(state),
-            move_id=move_id,
-            label=None if move_id is None else self.choice_label(move_id),
-            error=error,
-            current_label=None if current is None else self.choice_label(current),
-        )
 
     def is_secret(self, state: Any) -> bool:
         """True when the next round's choices are secret until it closes."""

@@ -212,10 +212,11 @@ class PreDuel(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ChoiceCheck:
-    """What the rules say of a move typed or clicked by ``side`` (Ruleset.check_choice):
-    the sides awaited now, whether this step closes as soon as they have chosen, and the
-    move's canonical id and label, or why it is not a move (``error``). The services decide
-    what to refuse first (bot/services/acceptance.py)."""
+    """What the rules say of a move typed or clicked by ``side``
+    (``bot.rules.adjudication.check_move``): the sides awaited now, whether this step
+    closes as soon as they have chosen, and the move's canonical id and label, or why it
+    is not a move (``error``). The services decide what to refuse first
+    (bot/services/acceptance.py)."""
 
     awaiting: tuple[Side, ...]
     advances_at_once: bool

@@ -24,6 +24,8 @@ from datetime import datetime
 from typing import Any
 
 from bot.config import DuelSettings
+from bot.rules.adjudication import check_move
+from bot.rules.errors import RulesError
 from bot.services.duel_support import RULE_SETTINGS, other_side, ruleset_of
 from bot.services.errors import (
     AmbiguousDuel,
@@ -135,11 +137,13 @@ def accept(
     """The decision on ``req`` (see the module's docstring). ``moves``: each side's stored
     moves in ``rnd`` (a side with none may be missing). The checks run in the order the
     duellist should hear them: whose turn, what the move is, then when. The rules are asked
-    once (``Ruleset.check_choice``)."""
+    once (``bot.rules.adjudication.check_move``)."""
     side = side_in(duel, req.user_id)
     mine = moves.get(side, NO_MOVES)
-    ruleset = ruleset_of(duel.ruleset)
-    check = ruleset.check_choice(duel.state, side, req.move, mine.current)  # type: ignore[arg-type]
+    try:
+        check = check_move(duel.ruleset, duel.state, side, req.move, mine.current)  # type: ignore[arg-type]
+    except RulesError as exc:
+        raise InvalidInput(exc.message, ruleset=duel.ruleset) from None
     if duel.status == "live" and side not in check.awaiting:
         waiting = " and ".join(
             clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
@@ -151,7 +155,7 @@ def accept(
         )
     if check.error is not None or check.move_id is None or check.label is None:
         message = check.error.message if check.error is not None else "Not a move."
-        raise InvalidInput(message, duel_id=duel.id, ruleset=ruleset.id)
+        raise InvalidInput(message, duel_id=duel.id, ruleset=duel.ruleset)
     if duel.status != "live":
         raise RoundNotOpen(
             f"Duel #{duel.id} has ended; moves are no longer taken.", duel_id=duel.id

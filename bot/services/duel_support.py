@@ -18,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
-from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id, utcnow
+from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
+from bot.services.clock import utcnow
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats

@@ -20,10 +20,11 @@ from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import ratings_queries as rq
-from bot.db.models import Duel, Ladder, LadderEntry, LadderRating, utcnow
+from bot.db.models import Duel, Ladder, LadderEntry, LadderRating
 from bot.db.ratings_queries import EndedDuel, Position
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.services.clock import utcnow
 from bot.services.ladder_model import EntryKind, Standing, counted, play
 
 NAME_MAX = 100

@@ -12,11 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import DuelSettings
 from bot.db import queries
-from bot.db.models import Duel, GuildSettings, utcnow
+from bot.db.models import Duel, GuildSettings
 from bot.rules import registry
 from bot.rules.base import Fighter, Ruleset
 from bot.rules.errors import RulesError
 from bot.services import ratings
+from bot.services.clock import utcnow
 from bot.services.duel_support import (
     RULE_SETTINGS,
     DuelUseCases,

@@ -18,7 +18,8 @@ from sqlalchemy import or_, select
 
 from bot.db import queries
 from bot.db.engine import Database, OutboxListener
-from bot.db.models import ChannelWebhook, Duel, OutboxPost, utcnow
+from bot.db.models import ChannelWebhook, Duel, OutboxPost
+from bot.services.clock import utcnow
 from bot.services.duel_support import enqueue
 from bot.services.messages import (
     DirectMessage,
@@ -95,6 +96,7 @@ def _item(row: OutboxPost) -> OutboxItem:
         on_behalf_of=row.on_behalf_of,
         payload=dict(row.payload),
         attempts=row.attempts,
+        first_attempt_at=row.first_attempt_at or row.created_at,
     )
 
 
@@ -155,6 +157,8 @@ class OutboxService:
                 row.claimed_by = worker_id
                 row.claimed_until = now + lease
                 row.attempts += 1
+                if row.first_attempt_at is None:
+                    row.first_attempt_at = now
             await session.flush()
             return [_item(r) for r in rows]
 

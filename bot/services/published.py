@@ -158,20 +158,24 @@ def publish(
     submitted: Mapping[str, str | None] | None = None,
     via: Mapping[str, str] | None = None,
     follows_undo_of: int | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> PublishedRound:
     """The published round, built once from the ruleset's public result
     (``Ruleset.public_result(result.to_dict())``). ``submitted``: each side's move as stored;
     a secret step's result masks its choices, so a label follows the result, never the
     submission, unless the two agree (then the submission's id is labelled). ``ruleset``:
-    the result's ruleset when the caller holds it (else it is looked up)."""
+    the result's ruleset when the caller holds it (else it is looked up); ``labels``: the
+    labels the close already has (``bot.rules.adjudication``; then the ruleset is not asked)."""
     ruleset_id = str(public_result["ruleset"])
-    rules = ruleset or registry.get_or_none(ruleset_id)
     state = dict(public_result["state"])
     shown = public_result["choices"]
     moves = submitted or {}
 
     def label(side: str) -> str:
+        if labels is not None:
+            return labels[side]
         choice = shown.get(side)
+        rules = ruleset or registry.get_or_none(ruleset_id)
         return _label(ruleset_id, moves.get(side) if moves.get(side) == choice else choice, rules)
 
     data = {

@@ -18,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import DuelSettings
 from bot.db import ratings_queries as rq
 from bot.db.engine import Database
-from bot.db.models import LadderEntry, LadderRating, utcnow
+from bot.db.models import LadderEntry, LadderRating
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
+from bot.services.clock import utcnow
 from bot.services.errors import InvalidInput
 from bot.services.ladder_replay import (
     NAME_MAX,

@@ -4,6 +4,7 @@ Undo is in undo.py."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -13,9 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import DuelSettings
 from bot.db import queries
-from bot.db.models import Duel, Round, fits_id, utcnow
-from bot.rules.base import SIDES, Ruleset
-from bot.rules.dice import FairDice, commitment, new_seed
+from bot.db.models import Duel, Round, fits_id
+from bot.rules.adjudication import adjudicate
+from bot.rules.base import SIDES
+from bot.rules.dice import commitment, new_seed
+from bot.rules.errors import RulesError
 from bot.services import ratings
 from bot.services.acceptance import (
     Accepted,
@@ -26,6 +29,7 @@ from bot.services.acceptance import (
     accept,
     choose_round,
 )
+from bot.services.clock import utcnow
 from bot.services.duel_support import (
     DuelUseCases,
     adjudication_settings,
@@ -286,31 +290,35 @@ class RoundCommands(DuelUseCases):
     async def _close(
         self, session: AsyncSession, duel: Duel, rnd: Round, actor_id: int | None, reason: str
     ) -> RoundClosed:
-        submissions = await queries.current_submissions(session, rnd.id)
+        submissions, earlier = await queries.close_inputs(session, duel.id, rnd)
         rules_in_force = self._rules_of(duel)
-        follows = _undone_before(await queries.rounds_before(session, duel.id, rnd.number))
-        ruleset = ruleset_of(duel.ruleset)
-        choices: dict[str, str | None] = {
-            s: (submissions[s].move if s in submissions else None) for s in SIDES
-        }
-        result = ruleset.resolve(
-            ruleset.state_from_dict(duel.state),
-            choices,  # type: ignore[arg-type]
-            FairDice(rnd.seed, duel.id, rnd.number),
-            ruleset.make_options(adjudication_settings(rules_in_force)),
-        )
+        follows = _undone_before(earlier)
+        submitted = {s: submissions[s].move for s in submissions}
+        # The rules are asked once: the result, the state to store, what may be published
+        # (while the duel runs a multi-step ruleset's state holds secrets), the labels as
+        # published, the private notes and what comes next.
+        try:
+            judged = adjudicate(
+                duel.ruleset,
+                duel.state,
+                submitted,
+                adjudication_settings(rules_in_force),
+                seed=rnd.seed,
+                duel_id=duel.id,
+                round_no=rnd.number,
+            )
+        except RulesError as exc:
+            raise InvalidInput(exc.message, ruleset=duel.ruleset) from None
+        result = judged.result
         now = utcnow()
-        # While the duel runs, a multi-step ruleset's state holds secrets: the published
-        # round carries only the public part of the result (the full state is duel.state),
-        # the rules in force, the labels (which follow the result: a secret step's result
-        # masks its choices) and how each move came in. Built once; posts and exports read it.
+        # Built once; posts and exports read it.
         published = publish(
-            ruleset.public_result(result.to_dict()),
-            ruleset=ruleset,
+            judged.public,
             rules_in_force=rules_in_force,
-            submitted=choices,
+            submitted=submitted,
             via={s: submissions[s].via for s in submissions},
             follows_undo_of=None if follows is None else follows.number,
+            labels=judged.labels,
         )
         rnd.status = "closed"
         rnd.closed_by = actor_id
@@ -318,7 +326,7 @@ class RoundCommands(DuelUseCases):
         rnd.close_reason = reason
         rnd.outcome = result.outcome
         rnd.result = published.to_json()
-        duel.state = result.state.to_dict()
+        duel.state = judged.state
         duel.winner = result.winner
         duel.rounds_played += 1
         if result.ended:
@@ -356,13 +364,10 @@ class RoundCommands(DuelUseCases):
             action="round.close",
             details={"round": rnd.number, "outcome": result.outcome, "reason": reason},
         )
-        for side, notes in ruleset.private_notes(result).items():
-            if not notes:
-                continue
+        for side, said in judged.private_notes.items():
             # What only this duellist may learn: a DM to them, never in a channel post, the
             # stored result or the log.
             opponent = published.names.of(other_side(side))
-            said = tuple(str(note) for note in notes)
             where = (duel.id, rnd.number, duel.ruleset, side, opponent, view.post_channel_id)
             post_in_duel_channel(
                 session,
@@ -375,8 +380,8 @@ class RoundCommands(DuelUseCases):
         # The round's DM buttons no longer apply: queued after its result (posted first).
         close_round_buttons(session, view, rnd, reason="closed", now=now)
         if result.ended:
-            await _write_back_sheets(session, duel, ruleset, result.state, on_behalf_of)
-        elif ruleset.advances_at_once(result.state):
+            await _write_back_sheets(session, duel, judged.sheet_updates, on_behalf_of)
+        elif judged.advances_at_once:
             # The next step opens at once, with its own seed; a step with a deadline is
             # followed by one of the same length.
             deadline = None
@@ -461,20 +466,21 @@ def _undone_before(earlier: list[Round]) -> Round | None:
 
 
 async def _write_back_sheets(
-    session: AsyncSession, duel: Duel, ruleset: Ruleset, final_state: Any, actor_id: int
+    session: AsyncSession, duel: Duel, sheet_updates: Mapping[str, Mapping[str, Any]], actor_id: int
 ) -> None:
-    """The sheet fields the duel changed (FoEQ: HP, Hit Dice, spell slots) are written
-    back to the duellists' profiles, audited."""
-    for side, updates in ruleset.sheet_updates(final_state).items():
+    """The sheet fields the duel changed (``Adjudication.sheet_updates``) are written back
+    to the duellists' profiles, audited."""
+    ruleset_id = duel.ruleset
+    for side, updates in sheet_updates.items():
         if not updates:
             continue
         user_id = user_of(duel, side)
         profile = await queries.profile_for_update(session, duel.guild_id, user_id)
         if profile is None:
             continue
-        before = dict((profile.sheets or {}).get(ruleset.id) or {})
+        before = dict((profile.sheets or {}).get(ruleset_id) or {})
         after = {**before, **updates}
-        profile.sheets = {**(profile.sheets or {}), ruleset.id: after}
+        profile.sheets = {**(profile.sheets or {}), ruleset_id: after}
         change = {"before": {k: before.get(k) for k in updates}, "after": dict(updates)}
-        details = {"user_id": user_id, "ruleset": ruleset.id, **change}
+        details = {"user_id": user_id, "ruleset": ruleset_id, **change}
         audit_duel(session, duel, actor_id, "sheet.update", details)

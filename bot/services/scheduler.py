@@ -15,8 +15,9 @@ from sqlalchemy import select
 
 from bot.db import queries
 from bot.db.engine import Database
-from bot.db.models import Duel, Round, utcnow
+from bot.db.models import Duel, Round
 from bot.rules import registry
+from bot.services.clock import utcnow
 from bot.services.duel_support import enqueue, legal_moves
 from bot.services.messages import Reminder
 from bot.services.unit import transaction

@@ -6,9 +6,10 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import queries
-from bot.db.models import Duel, Round, utcnow
+from bot.db.models import Duel, Round
 from bot.rules.base import SIDES
 from bot.services import ratings
+from bot.services.clock import utcnow
 from bot.services.duel_support import DuelUseCases, announce, clean_reason, duel_view
 from bot.services.errors import NotAllowed, StateConflict
 from bot.services.messages import RoundUndone

@@ -213,6 +213,9 @@ class OutboxItem:
     on_behalf_of: int | None
     payload: dict[str, Any]
     attempts: int
+    # When the post was first tried (its queueing time for rows tried before this was
+    # recorded): an earlier attempt's message can only be newer.
+    first_attempt_at: datetime | None = None
 
     @property
     def message(self) -> OutboxMessage:

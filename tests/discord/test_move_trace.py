@@ -53,12 +53,12 @@ from tests.fakediscord import FakeDiscord, run_bot
 # the close (_close asks the rules piece by piece) and the poster's render (the
 # presentation asks the registry three times) hold the rest (docs/architecture.md).
 MAX_CROSSINGS = 15
-# What the path crosses today (49-50 once the published round, the results at a glance
-# and the close's buttons_closed edit joined the one move path: the close asks the rules
-# and the registry piece by piece, and the render asks the registry and the ruleset's
-# words; the poster's mark may land inside the window): may only go down. The goal of 15
-# needs the close to ask the ruleset once and the render to read only the published round.
-CEILING = 50
+# What the path crosses today: may only go down. 49-50 while the close asked the rules
+# piece by piece; 31-32 since it asks once (bot.rules.adjudication: ``check_move`` for the
+# move, ``adjudicate`` for the close) and the poster parses its message once. The rest is
+# the render, which still asks the registry and the ruleset for words the published round
+# could carry, and the duel view's lock.
+CEILING = 32
 # The move's own part, from the DM to the receipt (everything but _close and the poster):
 # 8 before the step ran as one function (issue 25's one hop per move on SQLite).
 MOVE_PART_CEILING = 10

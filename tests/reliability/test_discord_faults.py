@@ -325,6 +325,31 @@ async def test_webhook_post_dropped_then_retried_is_posted_once(
     assert [r.dropped for r in fake_discord.requests].count(True) == 1
 
 
+async def test_a_dropped_post_is_found_behind_a_busy_channel(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """The result's webhook post lands but its answer is lost; before the retry (2 s later)
+    members write 120 messages in the channel. The retry reads the channel from the post's
+    first attempt on, oldest first, so it still finds the landed post: one message carries
+    its marker (it read the newest 50 before, and posted it twice)."""
+    chatter: list[asyncio.Task[None]] = []
+
+    async def talk_once_dropped(w: World) -> None:
+        while not any(r.dropped for r in fake_discord.requests):
+            await asyncio.sleep(0.02)
+        for i in range(120):
+            await fake_discord.send_guild_message(w.channel_id, w.ann.id, f"chatter {i}")
+
+    async def inject(w: World) -> None:
+        fake_discord.drop_response_next("POST", channel_webhook(fake_discord), times=1)
+        chatter.append(asyncio.create_task(talk_once_dropped(w)))
+
+    figures = await scenario(fake_discord, database, "dropped post, busy channel", inject)
+    await chatter[0]
+    check(figures)
+    assert [r.dropped for r in fake_discord.requests].count(True) == 1
+
+
 async def test_forum_post_and_result_with_dropped_answers(
     fake_discord: FakeDiscord, database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,7 @@ from bot.discord.checks import answer_privately
 from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
-from bot.discord.intake_buttons import MoveButton
+from bot.discord.intake_buttons import move_click
 from bot.presentation.discord_replies import (
     moves_help,
     open_rounds_text,
@@ -80,12 +80,13 @@ class Intake(commands.Cog):
     def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
 
-    async def cog_load(self) -> None:
-        # The DM prompts' move buttons work across restarts (their custom_id says it all).
-        self.bot.add_dynamic_items(MoveButton)
-
-    async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(MoveButton)
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction[DuelBot]) -> None:
+        # The DM prompts' move buttons work across restarts: their custom_id says it all,
+        # read once here (bot/discord/intake_buttons.py says why not as a dynamic item).
+        click = move_click(interaction)
+        if click is not None:
+            await click.clicked(interaction)
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:

@@ -23,7 +23,7 @@ from bot.discord.workers.webhooks import (
     webhook_username,
 )
 from bot.presentation.discord_posts import render_message, thread_name
-from bot.services.messages import DuelStart
+from bot.services.messages import DuelStart, OutboxMessage
 from bot.services.views import OutboxItem
 
 log = logging.getLogger("bot.discord.workers.poster")
@@ -63,14 +63,15 @@ class ChannelPosts:
         return channel
 
     async def post(self, post: OutboxItem) -> int:
+        message = post.message  # parsed once (MessageFormatError before anything is sent)
         channel = await self.channel(post.target_id)
         if isinstance(channel, discord.ForumChannel):
             # A duel in the duel forum: its card makes its post, the rest go to that post.
-            if isinstance(post.message, DuelStart):
+            if isinstance(message, DuelStart):
                 behalf = None
                 if post.on_behalf_of is not None and post.guild_id is not None:
                     behalf, _ = await self._display(post.guild_id, post.on_behalf_of)
-                return await self.forum_posts.start(channel, post, post.message, behalf)
+                return await self.forum_posts.start(channel, post, message, behalf)
             channel = await self.channel(await self.forum_posts.post_of(post))
         if not isinstance(channel, discord.abc.Messageable):
             raise discord.ClientException(f"cannot post in channel {post.target_id}")
@@ -80,14 +81,16 @@ class ChannelPosts:
         if message_id is None:
             if post.kind == "dm_closed" or post.on_behalf_of is None or post.guild_id is None:
                 # The bot's own notice, not the commander's words.
-                message_id = await self._send_as_bot(channel, post, behalf=None)
+                message_id = await self._send_as_bot(channel, post, message, behalf=None)
             else:
                 name, avatar = await self._display(post.guild_id, post.on_behalf_of)
                 if not isinstance(channel, discord.PartialMessageable):
-                    message_id = await self._send_via_webhook(channel, post, name, avatar)
+                    message_id = await self._send_via_webhook(
+                        channel, post, message, name, avatar
+                    )
                 if message_id is None:
-                    message_id = await self._send_as_bot(channel, post, behalf=name)
-        start = post.message
+                    message_id = await self._send_as_bot(channel, post, message, behalf=name)
+        start = message
         if (
             isinstance(start, DuelStart)
             and start.make_thread
@@ -111,26 +114,32 @@ class ChannelPosts:
         return await already_posted(self.bot, channel, post, hook=hook, thread=thread)
 
     async def _send_as_bot(
-        self, channel: discord.abc.Messageable, post: OutboxItem, *, behalf: str | None
+        self,
+        channel: discord.abc.Messageable,
+        post: OutboxItem,
+        message: OutboxMessage,
+        *,
+        behalf: str | None,
     ) -> int:
         rendered = render_message(
-            post.message,
+            message,
             post_id=post.id,
             behalf=behalf,
             archive_base_url=self.settings.archive.base_url,
         )
-        message = await channel.send(
+        sent = await channel.send(
             content=with_home_gone_note(rendered.content, post),
             embeds=rendered.embeds,
             nonce=nonce(post),
             allowed_mentions=ALLOWED_MENTIONS,
         )
-        return int(message.id)
+        return int(sent.id)
 
     async def _send_via_webhook(
         self,
         channel: discord.abc.GuildChannel | discord.Thread,
         post: OutboxItem,
+        message: OutboxMessage,
         name: str,
         avatar: str | None,
     ) -> int | None:
@@ -142,7 +151,7 @@ class ChannelPosts:
         ):
             return None
         rendered = render_message(
-            post.message, post_id=post.id, archive_base_url=self.settings.archive.base_url
+            message, post_id=post.id, archive_base_url=self.settings.archive.base_url
         )
         kwargs: dict[str, Any] = {
             "embeds": rendered.embeds,
@@ -162,7 +171,7 @@ class ChannelPosts:
             if hook is None:
                 return None
             try:
-                message = await hook.send(**kwargs)
+                sent = await hook.send(**kwargs)
             except discord.HTTPException as exc:
                 if transient(exc):
                     raise  # retried later, with the marker check first
@@ -177,7 +186,7 @@ class ChannelPosts:
                 self.webhooks.refused(parent.id, exc.status)
                 return None
             self.webhooks.worked(parent.id)
-            return int(message.id)
+            return int(sent.id)
         return None
 
     async def _parent(self, thread: discord.abc.GuildChannel | discord.Thread) -> object:

@@ -56,6 +56,11 @@ def move_buttons(
         button = MoveButton(duel_id, round_no, move_id, label)
         button.item.disabled = disabled
         view.add_item(button)
+    # Stopped before it is sent: discord.py keeps a sent view that is still listening for
+    # the life of the process (one per prompt: it grew with every round opened) and
+    # rebuilds the message's components for each click. The intake reads a click from
+    # its custom_id instead (bot/discord/intake_buttons.py).
+    view.stop()
     return view
 
 

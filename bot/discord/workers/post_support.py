@@ -5,6 +5,7 @@ post already left in a channel (see bot/discord/workers/poster.py)."""
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 import discord
 
@@ -15,7 +16,12 @@ from bot.services.views import OutboxItem
 
 log = logging.getLogger("bot.discord.workers.poster")
 
-HISTORY_LIMIT = 50
+#: One page of history (Discord's largest), read oldest first from the post's first attempt:
+#: an earlier attempt's message is among the first there, however busy the channel is since.
+HISTORY_LIMIT = 100
+#: How much earlier than the first attempt the look starts: Discord's clock (a message id's
+#: time) and this host's may differ by this much.
+CLOCK_SLACK = timedelta(seconds=10)
 #: Discord's 404 codes for a channel post whose thread or forum post was deleted: Unknown
 #: Channel, Unknown Message. Retrying never helps; the post goes where the commander sees it.
 HOME_GONE = (10003, 10008)
@@ -65,11 +71,25 @@ async def already_posted(
     read for what it shows reliably (author and webhook id): the bot's own messages are
     checked for the marker there, and the messages of the channel's webhook are each
     read again through the webhook's own token (GET /webhooks/{id}/{token}/messages/
-    {message_id}), which returns them in full. Newest first."""
+    {message_id}), which returns them in full.
+
+    Read oldest first from just before the post's first attempt (``first_attempt_at``): the
+    newest messages of a busy channel had scrolled past an attempt made seconds earlier,
+    and the post went out twice (tests/reliability/test_crash.py)."""
     me = bot.user
     candidates: list[int] = []
+    since = post.first_attempt_at
+    history = (
+        channel.history(limit=HISTORY_LIMIT)
+        if since is None
+        else channel.history(
+            limit=HISTORY_LIMIT,
+            after=discord.Object(id=discord.utils.time_snowflake(since - CLOCK_SLACK)),
+            oldest_first=True,
+        )
+    )
     try:
-        async for message in channel.history(limit=HISTORY_LIMIT):
+        async for message in history:
             if message.webhook_id is None:
                 if me is not None and message.author.id == me.id and carries(message, post):
                     return int(message.id)
