@@ -14,10 +14,38 @@ from __future__ import annotations
 
 from bot.rules.base import Ruleset
 from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
-from bot.rules.errors import UnknownRuleset
+from bot.rules.capabilities import PreDuel, capability, capability_problems
+from bot.rules.errors import RulesError, UnknownRuleset
 from bot.rules.foeq.ruleset import FOEQ
 from bot.rules.rule_2_14.ruleset import RULE_2_14
-from bot.rules.terms import PreDuel
+
+__all__ = [
+    "BUILTIN",
+    "DEFAULT_RULESET_ID",
+    "InvalidRuleset",
+    "all_rulesets",
+    "capability",
+    "check_ruleset",
+    "get",
+    "get_or_none",
+    "ids",
+    "register",
+    "unregister",
+    "with_pre_duel_step",
+]
+
+
+class InvalidRuleset(RulesError):
+    """A ruleset that may not be registered: a capability claimed and not implemented in
+    full, or members of a capability it does not claim. The message names each."""
+
+
+def check_ruleset(ruleset: Ruleset) -> Ruleset:
+    """``ruleset`` when its capabilities are whole; InvalidRuleset naming what is wrong."""
+    problems = capability_problems(ruleset)
+    if problems:
+        raise InvalidRuleset("; ".join(problems) + ".")
+    return ruleset
 
 #: The rulesets the bot ships with, in the order they are offered.
 BUILTIN: tuple[Ruleset, ...] = (RULE_2_14, BY_THIS_AXE, FOEQ)
@@ -29,8 +57,9 @@ _REGISTRY: dict[str, Ruleset] = {ruleset.id: ruleset for ruleset in BUILTIN}
 
 
 def register(ruleset: Ruleset) -> Ruleset:
-    """Register ``ruleset`` under its id (a test's own ruleset); returns it."""
-    _REGISTRY[ruleset.id] = ruleset
+    """Register ``ruleset`` under its id (a test's own ruleset); returns it. InvalidRuleset
+    when a capability it claims is not implemented in full (``check_ruleset``)."""
+    _REGISTRY[check_ruleset(ruleset).id] = ruleset
     return ruleset
 
 
@@ -70,5 +99,11 @@ def with_pre_duel_step(step_id: str) -> tuple[Ruleset, ...]:
     return tuple(
         rules
         for rules in all_rulesets()
-        if isinstance(rules, PreDuel) and any(s.id == step_id for s in rules.pre_duel_steps())
+        if (steps := capability(rules, PreDuel)) is not None
+        and any(s.id == step_id for s in steps.pre_duel_steps())
     )
+
+
+# The built-ins pass the same check as any registered ruleset, at import.
+for _builtin in BUILTIN:
+    check_ruleset(_builtin)
