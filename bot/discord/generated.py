@@ -22,6 +22,7 @@ from bot.discord.client import DuelBot, services_of
 from bot.presentation.discord_replies import LATER_DUELS_ONLY
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import HouseRules, capability
 from bot.rules.params import HouseRule
 from bot.services.views import MemberRef, ProfileView
 
@@ -89,7 +90,8 @@ def house_rule_aliases() -> list[tuple[Ruleset, HouseRule]]:
     return [
         (rules, rule)
         for rules in registry.all_rulesets()
-        for rule in rules.house_rules()
+        if (house := capability(rules, HouseRules)) is not None
+        for rule in house.house_rules()
         if rule.server_alias
     ]
 

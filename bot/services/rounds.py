@@ -15,6 +15,7 @@ from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.models import Duel, Round, fits_id, utcnow
 from bot.rules.base import SIDES, Ruleset
+from bot.rules.capabilities import MultiStep, SheetProgress, capability
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.services import ratings
 from bot.services.acceptance import (
@@ -112,7 +113,8 @@ class RoundCommands(DuelUseCases):
         now = utcnow()
         rules = ruleset_of(duel.ruleset)
         current = rules.state_from_dict(duel.state)
-        awaiting = rules.awaiting_sides(current)
+        steps = capability(rules, MultiStep)  # None: a round, both sides, secret
+        awaiting = SIDES if steps is None else steps.awaiting_sides(current)
         number = await queries.last_round_number(session, duel.id) + 1
         seed = new_seed()
         rnd = Round(
@@ -151,7 +153,7 @@ class RoundCommands(DuelUseCases):
             details={"round": number, "commitment": rnd.commitment, "deadline": iso(deadline)},
         )
         for side in awaiting:
-            prompt = rules.prompt(current, side)
+            prompt = None if steps is None else steps.prompt(current, side)
             post_in_duel_channel(
                 session,
                 view,
@@ -166,7 +168,7 @@ class RoundCommands(DuelUseCases):
                     deadline=deadline,
                     moves=legal_moves(duel.ruleset, duel.state, side),
                     prompt=prompt,
-                    secret=prompt is None or rules.is_secret(current),
+                    secret=prompt is None or steps is None or steps.is_secret(current),
                 ),
                 key=f"round_dm:{rnd.id}:{side}",
                 on_behalf_of=actor_id,
@@ -265,7 +267,10 @@ class RoundCommands(DuelUseCases):
         if rnd.deadline is None or utcnow() >= rnd.deadline:
             return
         rules = ruleset_of(duel.ruleset)
-        awaited = rules.awaiting_sides(rules.state_from_dict(duel.state))
+        steps = capability(rules, MultiStep)
+        awaited = (
+            SIDES if steps is None else steps.awaiting_sides(rules.state_from_dict(duel.state))
+        )
         moved = await queries.current_submissions(session, rnd.id)
         missing = [s for s in awaited if s not in moved]
         if not missing:
@@ -297,7 +302,7 @@ class RoundCommands(DuelUseCases):
             ruleset.state_from_dict(duel.state),
             choices,  # type: ignore[arg-type]
             FairDice(rnd.seed, duel.id, rnd.number),
-            ruleset.make_options(adjudication_settings(rules_in_force)),
+            ruleset.make_options(adjudication_settings(ruleset, rules_in_force)),
         )
         now = utcnow()
         # While the duel runs, a multi-step ruleset's state holds secrets: the published
@@ -356,7 +361,9 @@ class RoundCommands(DuelUseCases):
             action="round.close",
             details={"round": rnd.number, "outcome": result.outcome, "reason": reason},
         )
-        for side, notes in ruleset.private_notes(result).items():
+        steps = capability(ruleset, MultiStep)
+        notes_of = {} if steps is None else steps.private_notes(result)
+        for side, notes in notes_of.items():
             if not notes:
                 continue
             # What only this duellist may learn: a DM to them, never in a channel post, the
@@ -376,7 +383,7 @@ class RoundCommands(DuelUseCases):
         close_round_buttons(session, view, rnd, reason="closed", now=now)
         if result.ended:
             await _write_back_sheets(session, duel, ruleset, result.state, on_behalf_of)
-        elif ruleset.advances_at_once(result.state):
+        elif steps is not None and steps.advances_at_once(result.state):
             # The next step opens at once, with its own seed; a step with a deadline is
             # followed by one of the same length.
             deadline = None
@@ -465,7 +472,10 @@ async def _write_back_sheets(
 ) -> None:
     """The sheet fields the duel changed (FoEQ: HP, Hit Dice, spell slots) are written
     back to the duellists' profiles, audited."""
-    for side, updates in ruleset.sheet_updates(final_state).items():
+    progress = capability(ruleset, SheetProgress)  # None: the duel changes no sheet
+    if progress is None:
+        return
+    for side, updates in progress.sheet_updates(final_state).items():
         if not updates:
             continue
         user_id = user_of(duel, side)

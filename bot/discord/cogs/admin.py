@@ -15,6 +15,7 @@ from bot.discord.generated import house_rule_alias_command, house_rule_aliases
 from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
 from bot.presentation.discord_text import safe
 from bot.rules import registry
+from bot.rules.capabilities import HouseRules, capability
 from bot.services.deadlines import parse_duration
 from bot.services.errors import InvalidInput
 from bot.services.views import window_text
@@ -43,7 +44,7 @@ def role_manager(role: discord.Role) -> str | None:
 HOUSE_RULE_RULESETS = [
     app_commands.Choice(name=rules.title[:100], value=rules.id)
     for rules in registry.all_rulesets()
-    if rules.house_rules()
+    if (house := capability(rules, HouseRules)) is not None and house.house_rules()
 ]
 
 
@@ -182,8 +183,9 @@ class Admin(commands.Cog):
             await require_guild(interaction), interaction.user.id, ruleset_id, key, value
         )
         rules = registry.get(ruleset_id)
+        house = capability(rules, HouseRules)  # the service refused a ruleset without
         spelt = key.strip().casefold().replace("_", "-")
-        rule = next(r for r in rules.house_rules() if r.key == spelt)
+        rule = next(r for r in (house.house_rules() if house else ()) if r.key == spelt)
         chosen = view.house_rule_defaults.get(rules.id, {}).get(rule.key, rule.default)
         return (
             f"New {safe(rules.title)} duels start with `{rule.key}={chosen}` unless "

@@ -68,6 +68,7 @@ LOCKED_BLOCKS_RETREAT = HouseRule(
     "a duellist locked in combat cannot retreat: the retreat fails",
     aliases=YES_NO_ALIASES,
     server_alias="locked-blocks-retreat",
+    former_setting="locked_blocks_retreat",
 )
 
 
