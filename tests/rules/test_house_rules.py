@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.rules import registry
 from bot.rules.base import Fighter, RoundResult, Ruleset
+from bot.rules.capabilities import PreDuel, capability
 from bot.rules.by_this_axe import state as axe_state
 from bot.rules.by_this_axe import tables as axe_tables
 from bot.rules.by_this_axe.odds import round_odds
@@ -122,7 +123,9 @@ def test_fighter_summaries() -> None:
 
 def test_pre_duel_steps() -> None:
     assert [s.id for s in BY_THIS_AXE.pre_duel_steps()] == ["challenge"]
-    assert FOEQ.pre_duel_steps() == () == RULE_2_14.pre_duel_steps()
+    # The others have no pre-duel step: no PreDuel capability, not even an empty one.
+    assert capability(FOEQ, PreDuel) is None and capability(RULE_2_14, PreDuel) is None
+    assert not hasattr(FOEQ, "pre_duel_steps") and not hasattr(RULE_2_14, "pre_duel_steps")
 
 
 # -- the interface: house rules ------------------------------------------------------------------

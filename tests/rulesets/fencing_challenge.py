@@ -14,6 +14,7 @@ from bot.rules.terms import (
     Fighter,
     LogEvent,
     Penalty,
+    PreDuel,
     PreDuelInput,
     PreDuelOutcome,
     PreDuelStep,
@@ -42,7 +43,7 @@ GLOVE = PreDuelStep(
 )
 
 
-class ChallengingFencing(Fencing):
+class ChallengingFencing(Fencing, PreDuel):
     """The fencing bout of tests/rulesets/fencing with the glove as its pre-duel step."""
 
     def pre_duel_steps(self) -> tuple[PreDuelStep, ...]:
