@@ -1,7 +1,7 @@
 """Slash commands built from what a ruleset declares, so that no cog names a ruleset's
 concepts: `/stats set` from the quick sheet fields (``Ruleset.quick_sheet_fields``, their
 names, limits and help from ``sheet_fields``), and a `/config` alias per house rule that
-declares one (``HouseRule.server_alias``: rule 2.14's `/config locked-blocks-retreat`).
+declares one (``HouseRule.server_alias``, a yes/no house rule's own `/config` name).
 
 The callbacks are closures with a built signature: discord.py reads a command's options
 from ``inspect.signature`` (which honours ``__signature__``) and calls the callback with

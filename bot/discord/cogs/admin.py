@@ -58,7 +58,7 @@ class Admin(commands.Cog):
 
     def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
-        # A house rule's own /config subcommand (rule 2.14's locked-blocks-retreat).
+        # A house rule's own /config subcommand (``HouseRule.server_alias``).
         for rules, rule in house_rule_aliases():
             self.config.add_command(house_rule_alias_command(rules, rule, self._alias_default))
 
