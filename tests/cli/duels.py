@@ -174,7 +174,10 @@ async def play_duel(url: str, ruleset: str, *, finish: bool = True) -> int:
                 )
             _, state = await _state(db, duel.id)
             rules = registry.get(ruleset)
-            awaiting = rules.awaiting_sides(rules.state_from_dict(state))
+            steps = capability(rules, MultiStep)
+            awaiting = (
+                ("a", "b") if steps is None else steps.awaiting_sides(rules.state_from_dict(state))
+            )
             # one side has chosen in the open round (or step): that choice must stay sealed
             if len(awaiting) == 2:
                 await services.duels.submit_move(
