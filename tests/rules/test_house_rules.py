@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from bot.rules import registry
 from bot.rules.base import Fighter, RoundResult, Ruleset
-from bot.rules.capabilities import PreDuel, capability
 from bot.rules.by_this_axe import state as axe_state
 from bot.rules.by_this_axe import tables as axe_tables
 from bot.rules.by_this_axe.odds import round_odds
 from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
 from bot.rules.by_this_axe.sheet import Combatant
 from bot.rules.by_this_axe.state import DuelState, Options
+from bot.rules.capabilities import PreDuel, capability
 from bot.rules.dice import FairDice, ScriptedDice
 from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput, RulesError
 from bot.rules.foeq import state as foeq_state

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.rules.dice import DiceSource
+from bot.rules.errors import InvalidRoundInput
 from bot.rules.terms import (
     NOTHING_REMEMBERED,
     Fighter,
@@ -60,7 +61,7 @@ class ChallengingFencing(Fencing, PreDuel):
         remembered: Mapping[Side, frozenset[str]] = NOTHING_REMEMBERED,
     ) -> PreDuelOutcome:
         if step_id != GLOVE.id:
-            return super().run_pre_duel_step(step_id, a, b, inputs, dice, remembered=remembered)
+            raise InvalidRoundInput(f"{self.title} has no pre-duel step {step_id!r}.")
         if inputs["accepted"]:
             weapon = str(inputs["weapon"])
             sentence = (
