@@ -4,9 +4,10 @@ its game has it, beyond the core of bot/rules/base.py.
 Each capability is a ``typing.Protocol`` (``runtime_checkable``). A ruleset *claims* one by
 naming it among its bases (``class MyGame(Ruleset, HouseRulesFromDeclarations, ...)``)
 and then implements all of it; the registry checks that at registration
-(``capability_problems``, through ``registry.check_ruleset``). A ruleset that has not a capability carries none of its members,
-not even a no-op: the services ask ``capability(ruleset, MultiStep)`` and handle ``None``
-(a single-step game, no house rules, no exact odds...). Nothing else asks: no
+(``capability_problems``, through ``registry.check_ruleset``). A ruleset that has not a
+capability carries none of its members, not even a no-op: the services ask
+``capability(ruleset, MultiStep)`` and handle ``None`` (a single-step game, no house
+rules, no exact odds...). Nothing else asks: no
 ``isinstance`` on a concrete ruleset, no ruleset id outside its package.
 
 The ``...FromDeclarations``/``...ByPattern`` classes are optional helpers: a ruleset that
