@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
-from bot.rules.errors import InvalidHouseRule
+from bot.rules.errors import InvalidHouseRule, RulesError
 from bot.rules.params import (
     DuelParam,
     HouseRule,
@@ -43,6 +43,7 @@ __all__ = [
     "ExactOdds",
     "HouseRules",
     "HouseRulesFromDeclarations",
+    "InvalidRuleset",
     "MultiStep",
     "PreDuel",
     "SheetProgress",
@@ -52,9 +53,11 @@ __all__ = [
     "capability",
     "capability_members",
     "capability_problems",
+    "check_ruleset",
 ]
 
 C = TypeVar("C")
+R = TypeVar("R")
 
 
 @runtime_checkable
@@ -276,6 +279,20 @@ def capability_problems(ruleset: object) -> list[str]:
                     f"(name {kind.__name__} among its bases, or remove them)"
                 )
     return problems
+
+
+class InvalidRuleset(RulesError):
+    """A ruleset that may not be registered: a capability claimed and not implemented in
+    full, or members of a capability it does not claim. The message names each."""
+
+
+def check_ruleset(ruleset: R) -> R:
+    """``ruleset`` when its capabilities are whole (what registration runs, for a built-in
+    ruleset and a plug-in alike); InvalidRuleset naming what is wrong."""
+    problems = capability_problems(ruleset)
+    if problems:
+        raise InvalidRuleset("; ".join(problems) + ".")
+    return ruleset
 
 
 # -- helpers a ruleset may claim a capability through ---------------------------------------

@@ -14,38 +14,13 @@ from __future__ import annotations
 
 from bot.rules.base import Ruleset
 from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
-from bot.rules.capabilities import PreDuel, capability, capability_problems
-from bot.rules.errors import RulesError, UnknownRuleset
+from bot.rules.capabilities import InvalidRuleset as InvalidRuleset  # re-exported
+from bot.rules.capabilities import PreDuel
+from bot.rules.capabilities import capability as capability  # re-exported
+from bot.rules.capabilities import check_ruleset as check_ruleset  # re-exported
+from bot.rules.errors import UnknownRuleset
 from bot.rules.foeq.ruleset import FOEQ
 from bot.rules.rule_2_14.ruleset import RULE_2_14
-
-__all__ = [
-    "BUILTIN",
-    "DEFAULT_RULESET_ID",
-    "InvalidRuleset",
-    "all_rulesets",
-    "capability",
-    "check_ruleset",
-    "get",
-    "get_or_none",
-    "ids",
-    "register",
-    "unregister",
-    "with_pre_duel_step",
-]
-
-
-class InvalidRuleset(RulesError):
-    """A ruleset that may not be registered: a capability claimed and not implemented in
-    full, or members of a capability it does not claim. The message names each."""
-
-
-def check_ruleset(ruleset: Ruleset) -> Ruleset:
-    """``ruleset`` when its capabilities are whole; InvalidRuleset naming what is wrong."""
-    problems = capability_problems(ruleset)
-    if problems:
-        raise InvalidRuleset("; ".join(problems) + ".")
-    return ruleset
 
 #: The rulesets the bot ships with, in the order they are offered.
 BUILTIN: tuple[Ruleset, ...] = (RULE_2_14, BY_THIS_AXE, FOEQ)

@@ -16,6 +16,7 @@ from bot.rules.capabilities import (
     CAPABILITIES,
     ExactOdds,
     HouseRules,
+    InvalidRuleset,
     MultiStep,
     PreDuel,
     SheetProgress,
@@ -24,6 +25,7 @@ from bot.rules.capabilities import (
     capabilities_of,
     capability,
     capability_members,
+    check_ruleset,
 )
 from bot.rules.dice import DiceSource
 from bot.rules.foeq.ruleset import FOEQ
@@ -69,10 +71,10 @@ class CoreOnly(Ruleset):
         raise NotImplementedError
 
 
-@pytest.mark.parametrize("rules", [*registry.BUILTIN, FENCING], ids=lambda r: r.id)
+@pytest.mark.parametrize("rules", [RULE_2_14, BY_THIS_AXE, FOEQ, FENCING], ids=lambda r: r.id)
 def test_each_ruleset_claims_what_it_has_and_implements_all_of_it(rules: Ruleset) -> None:
     assert capabilities_of(rules) == EXPECTED[rules.id]
-    assert registry.check_ruleset(rules) is rules
+    assert check_ruleset(rules) is rules
     for kind in CAPABILITIES:
         has = capability(rules, kind)
         assert (has is rules) == (kind in EXPECTED[rules.id])
@@ -112,7 +114,7 @@ def test_a_capability_claimed_in_part_is_refused_naming_what_is_missing() -> Non
         def awaiting_sides(self, state: Any) -> tuple[Side, ...]:
             return ("a",)
 
-    with pytest.raises(registry.InvalidRuleset) as caught:
+    with pytest.raises(InvalidRuleset) as caught:
         registry.register(HalfSteps())
     message = str(caught.value)
     assert "Half steps claims MultiStep but does not implement" in message
@@ -134,7 +136,7 @@ def test_a_capability_attribute_left_unset_is_missing() -> None:
         def stated_dice(self, log: object) -> list[int] | None:
             return None
 
-    with pytest.raises(registry.InvalidRuleset, match="does not implement log_dice_pattern"):
+    with pytest.raises(InvalidRuleset, match="does not implement log_dice_pattern"):
         registry.register(NoPattern())
 
 
@@ -146,8 +148,17 @@ def test_members_of_a_capability_not_claimed_are_refused() -> None:
         def sheet_updates(self, final_state: Any) -> dict[Side, dict[str, Any]]:
             return {}
 
-    with pytest.raises(registry.InvalidRuleset, match="sheet_updates of SheetProgress without"):
+    with pytest.raises(InvalidRuleset, match="sheet_updates of SheetProgress without"):
         registry.register(Unclaimed())
+
+
+def test_the_built_in_rulesets_are_checked_when_the_registry_loads_them() -> None:
+    for rules in (RULE_2_14, BY_THIS_AXE, FOEQ):
+        assert registry.get(rules.id) is rules
+    # The registry's own names for the check (what its callers and plug-in loaders use).
+    assert registry.check_ruleset is check_ruleset
+    assert registry.InvalidRuleset is InvalidRuleset
+    assert registry.capability is capability
 
 
 def test_only_capabilities_can_be_asked_for() -> None:
