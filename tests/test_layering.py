@@ -7,6 +7,7 @@ forbidden import anywhere in a file, even inside a function, fails the test.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -347,6 +348,219 @@ def test_every_former_allowance_is_an_offender_again(
     assert found == {"bot/cli.py": 1, "bot/rules/__init__.py": 1}
     assert RULESET_MENTION_ALLOWANCE == {}
     assert len(new_ruleset_offenders(found)) == 2
+
+
+# -- rulesets' words stay in their package (issue 24) --------------------------------
+
+#: Each ruleset's own concepts, as words: (ruleset package, concept, pattern). A pattern is
+#: searched in every line of a module's source: code, strings, comments and docstrings.
+RULESET_WORDS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    # Rule 2.14: the lock (in the combat sense), STR and AGI, locked-blocks-retreat.
+    (
+        "rule_2_14",
+        "lock",
+        re.compile(
+            r"lock(?:ed)?[\s_-]+in[\s_-]+combat|combat[\s_-]+lock|\block[\s_-]attempt", re.I
+        ),
+    ),
+    ("rule_2_14", "locked-blocks-retreat", re.compile(r"locked[\s_-]blocks[\s_-]retreat", re.I)),
+    ("rule_2_14", "STR/AGI", re.compile(r"\b(?:strength|agility)\b", re.I)),
+    # Upper case only: lower-case ``str`` is Python's.
+    ("rule_2_14", "STR/AGI", re.compile(r"\b(?:STR|AGI)\b|\b[ab][_-](?:str|agi)\b")),
+    # By This Axe: its challenge and what a refusal costs (leadership, leadership_lost).
+    ("by_this_axe", "leadership", re.compile(r"\bleader(?:ship)?(?:_lost)?\b", re.I)),
+    ("by_this_axe", "challenge", re.compile(r"challeng", re.I)),
+)
+#: The same concepts as names (a variable, an attribute, an argument, a keyword, a function
+#: or class) or as a whole string (a dict key such as ``"locked"``).
+RULESET_WORD_TOKENS: dict[str, tuple[str, str]] = {
+    "locked": ("rule_2_14", "lock"),
+    "is_locked": ("rule_2_14", "lock"),
+    "locked_after": ("rule_2_14", "lock"),
+    "agi": ("rule_2_14", "STR/AGI"),
+}
+#: Where "challenge" is not By This Axe's but the generic `/duel challenge` of the pre-duel
+#: capability (any ruleset declaring a step with id "challenge"): its data, lookup, use
+#: case, message, view, command and replies. Other By This Axe words stay out of them too.
+PRE_DUEL_COMMAND_FILES = (
+    "bot/rules/terms.py",
+    "bot/rules/registry.py",
+    "bot/services/challenges.py",
+    "bot/services/duels.py",
+    "bot/services/lifecycle.py",
+    "bot/services/channel_messages.py",
+    "bot/services/messages.py",
+    "bot/services/views.py",
+    "bot/discord/challenge_options.py",
+    "bot/discord/cogs/commander.py",
+    "bot/presentation/discord_posts.py",
+    "bot/presentation/discord_replies.py",
+)
+#: The stand-in speaks Discord's protocol, where a thread is ``locked``: not rule 2.14's.
+DISCORD_THREAD_FILES = "bot/standin/"
+#: Standing exceptions, each with its reason: {file: {concept: lines}}.
+RULESET_WORD_ALLOWANCE: dict[str, dict[str, int]] = {
+    # config.toml's [duels] locked_blocks_retreat key predates house rules; it stays so that
+    # existing config files load. The ruleset declares the name (HouseRule.former_setting)
+    # and the settings service reads it through that declaration alone.
+    "bot/config.py": {"locked-blocks-retreat": 4},
+}
+#: TEMPORARY (issue 24 item 2, branch `words`): the shared ``locked`` field of a result and
+#: of a duel's status, which branch `words` removes in favour of the ruleset's own facts
+#: (docs/ruleset-contract.md: ``RoundResult`` loses ``locked``; ``PublicResult.facts``).
+#: After merging `words` the lead runs this test: an entry larger than what is left fails
+#: test_every_word_allowance_is_still_needed (shrink it), a line left over fails the check
+#: (move it, or keep it here with its reason until ``RoundResult.locked`` goes).
+TEMPORARY_WORD_ALLOWANCE: dict[str, dict[str, int]] = {
+    # branch `words`: the `/duel status` and result display, the published round, reads.
+    "bot/discord/cogs/commander.py": {"lock": 1},
+    "bot/presentation/discord_replies.py": {"lock": 1},
+    "bot/presentation/discord_result.py": {"lock": 1},
+    "bot/presentation/views.py": {"lock": 2},
+    "bot/services/duel_support.py": {"lock": 2},
+    "bot/services/published.py": {"lock": 2, "locked-blocks-retreat": 1},
+    "bot/services/reads.py": {"lock": 2},
+    "bot/services/views.py": {"lock": 1},
+    # ``RoundResult.locked`` and what reads it (the status field's source, the exports'
+    # compared keys, `duelbot adjudicate`/`verify`'s one-round shape): goes with it.
+    "bot/rules/base.py": {"lock": 2},
+    "bot/rules/terms.py": {"lock": 2},
+    "bot/exports/document.py": {"lock": 2},
+    "bot/exports/report.py": {"lock": 1},
+    "bot/exports/verify.py": {"lock": 1},
+    "bot/cli/verify.py": {"lock": 7},
+}
+
+
+def _word_tokens(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, name) of every name and whole string in ``tree`` that is a ruleset's word."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names = [node.value]
+        elif isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, ast.arg | ast.keyword):
+            names = [node.arg] if node.arg else []
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names = [node.name]
+        found += [(getattr(node, "lineno", 0), n) for n in names if n in RULESET_WORD_TOKENS]
+    return found
+
+
+def ruleset_word_mentions(root: Path) -> dict[str, dict[str, int]]:
+    """{file: {concept: lines}} of the modules of ``root``/bot outside the ruleset
+    packages that name a ruleset's concept (the rule: test_ruleset_words_stay_in_their_package)."""
+    found: dict[str, dict[str, int]] = {}
+    rules = root / "bot" / "rules"
+    for path in sorted((root / "bot").rglob("*.py")):
+        if any(path.is_relative_to(rules / package) for package in RULESET_PACKAGES):
+            continue
+        rel = path.relative_to(root).as_posix()
+        source = path.read_text(encoding="utf-8")
+        lines: dict[str, set[int]] = {}
+        for number, line in enumerate(source.splitlines(), 1):
+            for _package, concept, pattern in RULESET_WORDS:
+                if concept == "challenge" and rel in PRE_DUEL_COMMAND_FILES:
+                    continue
+                if pattern.search(line):
+                    lines.setdefault(concept, set()).add(number)
+        for number, name in _word_tokens(ast.parse(source, filename=str(path))):
+            if rel.startswith(DISCORD_THREAD_FILES) and name == "locked":
+                continue
+            lines.setdefault(RULESET_WORD_TOKENS[name][1], set()).add(number)
+        if lines:
+            found[rel] = {concept: len(numbers) for concept, numbers in sorted(lines.items())}
+    return found
+
+
+def new_ruleset_word_offenders(found: dict[str, dict[str, int]]) -> list[str]:
+    offenders = []
+    for file, concepts in found.items():
+        for concept, count in concepts.items():
+            allowed = RULESET_WORD_ALLOWANCE.get(file, {}).get(concept, 0) + (
+                TEMPORARY_WORD_ALLOWANCE.get(file, {}).get(concept, 0)
+            )
+            if count > allowed:
+                offenders.append(
+                    f"{file} names {concept!r} on {count} line(s) (allowed: {allowed}): move "
+                    "it into the ruleset's package, or ask the ruleset (its words, a capability)"
+                )
+    return offenders
+
+
+def test_ruleset_words_stay_in_their_package() -> None:
+    """Nothing outside a ruleset's package names the ruleset's concepts (issue 24).
+
+    The words, in every module of bot/ outside bot/rules/<ruleset package>/ (code, strings,
+    comments and docstrings alike; the tests of a ruleset may name it):
+
+    - rule 2.14: the lock in the combat sense ("locked in combat", "combat lock", "lock
+      attempt"; the names and whole strings ``locked``, ``is_locked``, ``locked_after``),
+      STR and AGI ("strength", "agility", upper-case STR/AGI, ``a_str``/``b-agi`` and the
+      name or string ``agi``), locked-blocks-retreat (``-``, ``_`` or space between);
+    - By This Axe: its challenge (any word beginning "challeng") and what a refusal costs
+      ("leader", "leadership", ``leadership_lost``).
+
+    The precise rule: a line of a module counts for a concept when one of the concept's
+    patterns (RULESET_WORDS) matches it, or when a name or whole string on it is one of
+    RULESET_WORD_TOKENS; a module may have as many such lines per concept as
+    RULESET_WORD_ALLOWANCE (standing, with its reason) plus TEMPORARY_WORD_ALLOWANCE (work
+    of another branch, to empty) allow, else none. Exempt: every ruleset package (each
+    speaks its own language, and two games may share a word: FoEQ's duel also opens with a
+    challenge); "challenge" in PRE_DUEL_COMMAND_FILES, the generic `/duel challenge` of the
+    pre-duel capability; ``locked`` in bot/standin/ (a Discord thread is locked). A DB
+    row lock ("row-locked", ``lock=True``, ``skip_locked``) and a move "locked in" for the
+    round are no ruleset's word and match nothing here.
+    """
+    assert new_ruleset_word_offenders(ruleset_word_mentions(ROOT)) == []
+
+
+def test_every_word_allowance_is_still_needed() -> None:
+    """An allowance larger than what is left would hide a new offender: keep them exact."""
+    found = ruleset_word_mentions(ROOT)
+    for allowance in (RULESET_WORD_ALLOWANCE, TEMPORARY_WORD_ALLOWANCE):
+        for file, concepts in allowance.items():
+            for concept, count in concepts.items():
+                assert found.get(file, {}).get(concept, 0) >= count, (file, concept)
+
+
+def test_the_word_check_catches_each_concept(tmp_path: Path) -> None:
+    (tmp_path / "bot" / "rules" / "rule_2_14").mkdir(parents=True)
+    (tmp_path / "bot" / "rules" / "rule_2_14" / "x.py").write_text(
+        'LOCKED = "locked"  # locked in combat: STR and AGI\n'
+    )
+    sneaky = tmp_path / "bot" / "services" / "new.py"
+    sneaky.parent.mkdir(parents=True)
+    sneaky.write_text(
+        "# the duellists are Locked in Combat\n"
+        "def f(duel, row):\n"
+        "    row.strength = duel.a_str\n"
+        '    return {"locked": duel.is_locked, "agi": 3}\n'
+        "OPTION = 'locked_blocks_retreat'\n"
+        "LEFT = 'leadership_lost'  # after a challenge\n"
+        "ROW = query(lock=True, skip_locked=True)  # row-locked; a move locked in for the round\n"
+    )
+    pre_duel = tmp_path / "bot" / "services" / "challenges.py"
+    pre_duel.write_text('"""/duel challenge for any ruleset."""\nLEADER = "a leader refuses"\n')
+    standin = tmp_path / "bot" / "standin" / "models.py"
+    standin.parent.mkdir(parents=True)
+    standin.write_text("class Thread:\n    locked: bool = False\n")
+    found = ruleset_word_mentions(tmp_path)
+    assert found == {
+        "bot/services/challenges.py": {"leadership": 1},
+        "bot/services/new.py": {
+            "STR/AGI": 2,
+            "challenge": 1,
+            "leadership": 1,
+            "lock": 2,
+            "locked-blocks-retreat": 1,
+        },
+    }
+    assert len(new_ruleset_word_offenders(found)) == 6
 
 
 # -- the Discord stand-in is a separate package (issue 16) ----------------------------

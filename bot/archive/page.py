@@ -11,6 +11,7 @@ from importlib import resources
 from typing import Any
 
 from bot.rules import registry
+from bot.rules.capabilities import VerifiableDice, capability
 
 #: Bumped when the page's DOM contract (docs/archive.md) changes.
 PAGE_FORMAT = "duelbot-archive-page/2"
@@ -56,16 +57,16 @@ def fill(template: str, values: dict[str, str]) -> str:
 def rules_facts(export: dict[str, Any]) -> dict[str, Any]:
     """What the page's checks need from the duel's ruleset, looked up in bot/rules when the
     page is rendered (the page cannot run the rules): the dice this duel can roll and how
-    its log states them (``Ruleset.dice_for``, ``Ruleset.log_dice_pattern``). None where the
-    ruleset is unknown here or does not say: the page then says that check was not run."""
+    its log states them (its ``VerifiableDice`` capability). None where the ruleset is
+    unknown here or does not say: the page then says that check was not run."""
     ruleset_id = export.get("ruleset")
-    rules = registry.get_or_none(str(ruleset_id))
+    rules = capability(registry.get_or_none(str(ruleset_id)), VerifiableDice)
     if rules is None:
         return {"ruleset": ruleset_id, "dice": None, "log_dice_pattern": None}
     duellists = export.get("duellists")
     dice = rules.dice_for(duellists if isinstance(duellists, dict) else {})
     return {
-        "ruleset": rules.id,
+        "ruleset": ruleset_id,
         "dice": sorted(set(dice)) if dice else None,
         "log_dice_pattern": rules.log_dice_pattern,
     }

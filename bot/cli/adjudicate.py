@@ -30,6 +30,7 @@ from bot.exports.report import (
 )
 from bot.rules import registry
 from bot.rules.base import RoundResult, Ruleset
+from bot.rules.capabilities import ShortAdjudication, capability
 from bot.rules.command_line import ShortRound
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
@@ -66,11 +67,17 @@ def parse_round_input(data: Any, *, field: str = "", extra: Sequence[str] = ()) 
     ``short_round_keys`` names); ``extra`` keys are allowed and ignored."""
     where = f"{field}." if field else ""
     ruleset = registry.get(DEFAULT_RULESET_ID)
-    obj = _object(data, field or "the input", (*ruleset.short_round_keys, *extra))
+    short_input = capability(ruleset, ShortAdjudication)
+    if short_input is None:
+        raise InputError(
+            f"{where or 'the input'}: {ruleset.title} has no short input: give the round as "
+            "exported (ruleset, duel_id, state_before, choices; docs/export-format.md)"
+        )
+    obj = _object(data, field or "the input", (*short_input.short_round_keys, *extra))
     named = obj.get("ruleset", ruleset.id)
     if named != ruleset.id:
         raise InputError(f"{where}ruleset must be {ruleset.id!r}, not {_describe(named)}")
-    short = ruleset.parse_short_round(obj, where)
+    short = short_input.parse_short_round(obj, where)
     seed = obj.get("seed")
     return RoundInput(
         ruleset=ruleset,
@@ -214,6 +221,8 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Any) -> None:
     default = registry.get(DEFAULT_RULESET_ID).short_name()
+    short_input = capability(registry.get(DEFAULT_RULESET_ID), ShortAdjudication)
+    short_help = "" if short_input is None else short_input.short_round_help
 
     adj = sub.add_parser(
         "adjudicate",
@@ -224,7 +233,7 @@ def add_parser(sub: Any) -> None:
         "input below.",
         epilog=GENERIC_INPUT_HELP
         + "\n"
-        + registry.get(DEFAULT_RULESET_ID).short_round_help
+        + short_help
         + '\noutput (--json): {"outcome", "winner" (name or null), "locked", "rolls": '
         '[{"label", "sides", "value", "for", "purpose"}], "log", "seed", "commitment"}\n',
         formatter_class=argparse.RawDescriptionHelpFormatter,

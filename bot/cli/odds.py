@@ -1,5 +1,5 @@
 """`duelbot odds`: exact odds of a round, by enumeration of every die face; each ruleset
-declares its own flags (``odds_arguments``)."""
+declares its own flags (``odds_arguments`` of its ``ExactOdds`` capability)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,28 @@ from typing import Any
 from bot.cli.common import EXIT_OK, InputError
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import ExactOdds, HouseRules, capability
 from bot.rules.command_line import OddsFlag
 from bot.rules.errors import RulesError
+from bot.rules.params import HouseRule
 from bot.rules.registry import DEFAULT_RULESET_ID, all_rulesets
 
 
 def odds_rulesets() -> list[Ruleset]:
     """The rulesets with an odds report, the default first (as `--ruleset` offers them)."""
-    found = [r for r in all_rulesets() if r.odds_arguments() is not None]
+    found = [r for r in all_rulesets() if capability(r, ExactOdds) is not None]
     return sorted(found, key=lambda r: r.id != DEFAULT_RULESET_ID)
 
 
 def odds_flags(ruleset: Ruleset) -> tuple[OddsFlag, ...]:
-    arguments = ruleset.odds_arguments()
-    return arguments.flags if arguments is not None else ()
+    exact = capability(ruleset, ExactOdds)
+    return exact.odds_arguments().flags if exact is not None else ()
+
+
+def house_rules_of(ruleset: Ruleset) -> tuple[HouseRule, ...]:
+    """The house rules ``ruleset`` declares (none without the ``HouseRules`` capability)."""
+    house = capability(ruleset, HouseRules)
+    return () if house is None else house.house_rules()
 
 
 def _given(args: argparse.Namespace, flag: OddsFlag) -> bool:
@@ -41,11 +49,16 @@ def odds_house_rules(ruleset_id: str, pairs: Sequence[str] | None) -> dict[str, 
         if not sep or not key.strip() or not value.strip():
             raise InputError(f"--option wants KEY=VALUE, not {pair!r}")
         given[key.strip()] = value.strip()
+    house = capability(ruleset, HouseRules)
+    if house is None:
+        if given:
+            raise InputError(f"--option: {ruleset.title} has no house rules")
+        return {}
     try:
-        ruleset.parse_house_rules(given)
+        house.parse_house_rules(given)
     except RulesError as exc:
         raise InputError(f"--option: {exc.message}") from None
-    return ruleset.explicit_house_rules(given)
+    return house.explicit_house_rules(given)
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
@@ -67,7 +80,10 @@ def cmd_odds(args: argparse.Namespace) -> int:
         raise InputError(f"the following arguments are required: {', '.join(missing)}")
     values = {flag.dest: getattr(args, flag.dest) for flag in own}
     values.update(a_name=args.a_name, b_name=args.b_name)
-    report = ruleset.odds_from_arguments(values, house)
+    exact = capability(ruleset, ExactOdds)
+    if exact is None:  # --ruleset offers only the rulesets with exact odds
+        raise InputError(f"{ruleset.title} has no exact odds")
+    report = exact.odds_from_arguments(values, house)
     if args.json:
         print(json.dumps(report.data, indent=2))
     else:
@@ -80,15 +96,19 @@ def add_parser(sub: Any) -> None:
     the registry holds them when the parser is built."""
     rulesets = odds_rulesets()
     default = DEFAULT_RULESET_ID
+    declared = [
+        (r, exact.odds_arguments())
+        for r in rulesets
+        if (exact := capability(r, ExactOdds)) is not None
+    ]
     lines = [
         f"{r.id}{' (the default)' if r.id == default else ''}: {args.summary}."
-        for r in rulesets
-        if (args := r.odds_arguments()) is not None
+        for r, args in declared
     ]
     examples = [
         f"duelbot odds --ruleset {r.id} {args.example}"
-        for r in rulesets
-        if (args := r.odds_arguments()) is not None and args.example and r.id != default
+        for r, args in declared
+        if args.example and r.id != default
     ]
     odds = sub.add_parser(
         "odds",
@@ -126,9 +146,9 @@ def add_parser(sub: Any) -> None:
                     help=help_text,
                 )
     house = [
-        f"{r.id}: " + ", ".join(f"{h.key}={'|'.join(h.values)}" for h in r.house_rules())
+        f"{r.id}: " + ", ".join(f"{h.key}={'|'.join(h.values)}" for h in declared_rules)
         for r in rulesets
-        if r.house_rules()
+        if (declared_rules := house_rules_of(r))
     ]
     odds.add_argument(
         "--option",

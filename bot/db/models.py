@@ -106,8 +106,8 @@ class DuellistProfile(Base):
     guild_id: Mapped[int] = mapped_column(BigInteger)
     user_id: Mapped[int] = mapped_column(BigInteger)
     display_name: Mapped[str] = mapped_column(String(100))
-    # Every ruleset's sheet of this duellist, keyed by ruleset id (a By This Axe challenge
-    # also remembers a penalty here, under a key that is no ruleset id).
+    # Every ruleset's sheet of this duellist, keyed by ruleset id (a pre-duel step also
+    # remembers a penalty here, under a key that is no ruleset id).
     sheets: Mapped[dict[str, Any]] = mapped_column(default=dict)
     updated_by: Mapped[int] = mapped_column(BigInteger)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,7 +1,7 @@
 """Slash commands built from what a ruleset declares, so that no cog names a ruleset's
 concepts: `/stats set` from the quick sheet fields (``Ruleset.quick_sheet_fields``, their
 names, limits and help from ``sheet_fields``), and a `/config` alias per house rule that
-declares one (``HouseRule.server_alias``: rule 2.14's `/config locked-blocks-retreat`).
+declares one (``HouseRule.server_alias``, a yes/no house rule's own `/config` name).
 
 The callbacks are closures with a built signature: discord.py reads a command's options
 from ``inspect.signature`` (which honours ``__signature__``) and calls the callback with
@@ -22,6 +22,7 @@ from bot.discord.client import DuelBot, services_of
 from bot.presentation.discord_replies import LATER_DUELS_ONLY
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import HouseRules, capability
 from bot.rules.params import HouseRule
 from bot.services.views import MemberRef, ProfileView
 
@@ -89,7 +90,8 @@ def house_rule_aliases() -> list[tuple[Ruleset, HouseRule]]:
     return [
         (rules, rule)
         for rules in registry.all_rulesets()
-        for rule in rules.house_rules()
+        if (house := capability(rules, HouseRules)) is not None
+        for rule in house.house_rules()
         if rule.server_alias
     ]
 

@@ -20,6 +20,7 @@ import msgspec
 from bot.presentation.words import older_house_rules
 from bot.rules import registry
 from bot.rules.base import SIDES
+from bot.rules.capabilities import HouseRules, capability
 from bot.services.published import PublishedRound, Side, Sides, json_object
 from bot.services.views import DuelHistory, RoundRecord
 
@@ -140,14 +141,15 @@ def duel_struct(history: DuelHistory) -> DuelDocument:
     recorded = d.options.get("house_rules")
     params = d.options.get("params")
     house_rules: dict[str, str] = {}
-    if rules is not None:
+    house = capability(rules, HouseRules)
+    if house is not None:
         given = recorded if isinstance(recorded, Mapping) else {
-            # An older duel: a server setting it recorded that is now a house rule (rule
-            # 2.14's locked_blocks_retreat), and its params.
-            **older_house_rules(rules, d.options),
+            # An older duel: a server setting it recorded that is now a house rule (its
+            # ``former_setting``), and its params.
+            **older_house_rules(house, d.options),
             **(params if isinstance(params, Mapping) else {}),
         }
-        house_rules = dict(rules.house_rules_summary(given))
+        house_rules = dict(house.house_rules_summary(given))
     duellists: dict[str, Any] = {}
     for side in SIDES:
         view = d.duellist(side)

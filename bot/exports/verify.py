@@ -18,6 +18,7 @@ from typing import Any
 from bot.exports.document import FORMAT, ROUND_STATUSES, VERSION
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import MultiStep, VerifiableDice, capability
 from bot.rules.dice import commitment, derive_roll, parse_seed, roll_label
 from bot.rules.errors import RulesError
 
@@ -29,7 +30,7 @@ ROLL_FIELDS = ("label", "sides", "value", "for", "purpose")
 #: match a seed which re-derives them is said to be the changed one.
 CHANCE_THRESHOLD = 1e-6
 #: What a round's ``withheld`` may name (docs/export-format.md). A closed round's seed and
-#: result are always published; ``Ruleset.withholdable`` says when the rest may be withheld.
+#: result are always published; ``MultiStep.withholdable`` says when the rest may be withheld.
 WITHHELD_NAMES = ("seed", "result", "choices.a", "choices.b", "state_before")
 #: A document's ``status``.
 DUEL_STATUSES = ("live", "ended")
@@ -405,13 +406,14 @@ def _withheld_claims(
     check: RoundCheck, rules: Ruleset, r: Mapping[str, Any], ended: bool
 ) -> list[str]:
     """The round's ``withheld`` claims its ruleset allows (the rest are mismatches):
-    nothing once the duel has ended, else what ``Ruleset.withholdable`` declares."""
+    nothing once the duel has ended, else what ``MultiStep.withholdable`` declares."""
     claims: list[str] = list(r.get("withheld") or [])
     state = r["state_before"]
     allowed: frozenset[str] = frozenset()
-    if not ended:
+    steps = capability(rules, MultiStep)  # None: every choice and the whole state public
+    if not ended and steps is not None:
         with reading(f"round {check.number}: state_before"):
-            allowed = frozenset(rules.withholdable(state))
+            allowed = frozenset(steps.withholdable(state))
     for name in claims:
         if name in allowed:
             continue
@@ -486,7 +488,8 @@ def _check_round(
         check.skipped = f"withheld while the duel runs: {', '.join(missing)}"
         # Without re-adjudication the rolls' number is unknown; the public log states
         # them, so a deleted or added roll still shows.
-        stated = rules.stated_dice(result.get("log"))
+        dice = capability(rules, VerifiableDice)
+        stated = None if dice is None else dice.stated_dice(result.get("log"))
         published = [roll.get("value") if isinstance(roll, Mapping) else roll for roll in rolls]
         if stated is not None and stated != published:
             check.mismatches.append(

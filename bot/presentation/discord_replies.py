@@ -16,6 +16,7 @@ from bot.presentation.discord_text import ELLIPSIS, safe, timestamp, truncate
 from bot.presentation.views import history_view
 from bot.presentation.words import undone_note
 from bot.rules import registry
+from bot.rules.capabilities import HouseRules, capability
 from bot.services.views import (
     ChallengeOutcome,
     DuelHistory,
@@ -173,10 +174,11 @@ def house_rule_default_lines(settings: SettingsView) -> list[tuple[str, str]]:
     """(field name, value) per registered ruleset with house rules: each house rule a duel
     of it starts with when /duel start does not give it, the server's own marked."""
     lines = []
-    for rules in registry.all_rulesets():
-        if not rules.house_rules():
+    for ruleset in registry.all_rulesets():
+        rules = capability(ruleset, HouseRules)
+        if rules is None or not rules.house_rules():
             continue
-        chosen = settings.house_rule_defaults.get(rules.id, {})
+        chosen = settings.house_rule_defaults.get(ruleset.id, {})
         values = [
             f"{rule.key}={chosen[rule.key]} (this server)"
             if rule.key in chosen
@@ -184,7 +186,7 @@ def house_rule_default_lines(settings: SettingsView) -> list[tuple[str, str]]:
             for rule in rules.house_rules()
         ]
         lines.append(
-            (f"House rules: {safe(rules.title, 60)}", truncate(safe(", ".join(values)), 1024))
+            (f"House rules: {safe(ruleset.title, 60)}", truncate(safe(", ".join(values)), 1024))
         )
     return lines
 

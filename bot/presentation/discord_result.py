@@ -19,6 +19,7 @@ import discord
 from bot.presentation.discord_text import FIELD_VALUE_MAX, safe, truncate
 from bot.presentation.views import RollLine, RoundResultView
 from bot.presentation.words import ruleset_or_none
+from bot.rules.capabilities import VerifiableDice, capability
 
 COLOUR_RESULT = discord.Colour.gold()
 
@@ -83,7 +84,7 @@ def _dice_groups(rolls: Sequence[RollLine], show_sides: bool) -> str:
 
 def moves_and_dice(view: RoundResultView, names: Mapping[str, str]) -> list[str]:
     """One line per duellist: their move and the dice they rolled; then dice of no side."""
-    rules = ruleset_or_none(view.ruleset)
+    rules = capability(ruleset_or_none(view.ruleset), VerifiableDice)
     # A ruleset that rolls one kind of die (By This Axe: d6) need not say it on every roll.
     show_sides = rules is None or len(rules.dice) != 1
     lines = []

@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import HouseRules, capability
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
 
@@ -98,7 +99,7 @@ def outcome_text(outcome: str, a_name: str, b_name: str, ruleset_id: str | None 
 def house_rules_text(ruleset_id: str | None, values: Any) -> str | None:
     """``key=value, ...`` of the house rules in force (``values``: what the duel recorded,
     defaults filled by the ruleset); None when the ruleset has none or none were recorded."""
-    rules = ruleset_or_none(ruleset_id)
+    rules = capability(ruleset_or_none(ruleset_id), HouseRules)
     if rules is None or not rules.house_rules() or not isinstance(values, Mapping):
         return None
     try:
@@ -108,10 +109,12 @@ def house_rules_text(ruleset_id: str | None, values: Any) -> str | None:
     return ", ".join(f"{key}={value}" for key, value in pairs)
 
 
-def older_house_rules(rules: Ruleset, options: Mapping[str, Any]) -> dict[str, str]:
+def older_house_rules(rules: HouseRules | None, options: Mapping[str, Any]) -> dict[str, str]:
     """The house rules a duel started before its ruleset declared them stored among its
-    top-level options (rule 2.14's ``locked_blocks_retreat: true|false`` before migration
-    0007), as the ruleset reads them; {} when none (or none it still accepts)."""
+    top-level options (a former server setting, ``HouseRule.former_setting``, before
+    migration 0007), as the ruleset reads them; {} when none (or none it still accepts)."""
+    if rules is None:
+        return {}
     top = {k: v for k, v in options.items() if k not in ("params", "house_rules")}
     try:
         return rules.explicit_house_rules(top)
@@ -156,13 +159,13 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
                 else f"{missing}: no move is made",
             )
         )
-    rules = ruleset_or_none(ruleset_id)
+    rules = capability(ruleset_or_none(ruleset_id), HouseRules)
     house_keys = {rule.key for rule in rules.house_rules()} if rules is not None else set()
     if house_keys:
         recorded_rules = options.get("house_rules")
         if not isinstance(recorded_rules, Mapping) and rules is not None:
-            # A server setting that became a house rule (rule 2.14's locked-blocks-retreat):
-            # an older duel recorded it among its options.
+            # A server setting that became a house rule: an older duel recorded it among
+            # its options.
             recorded_rules = older_house_rules(rules, options) or None
         house = house_rules_text(ruleset_id, recorded_rules)
         lines.append(

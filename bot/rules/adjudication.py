@@ -17,9 +17,33 @@ from typing import Any
 
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import HouseRules, MultiStep, SheetProgress, capability
 from bot.rules.dice import FairDice
 from bot.rules.errors import RulesError
 from bot.rules.terms import SIDES, ChoiceCheck, RoundResult, Side
+
+#: The server settings a close hands the ruleset's ``make_options`` besides the duel's house
+#: rules (what `duelbot verify` re-runs a round with): the missing-move policy.
+ADJUDICATION_OPTIONS = ("missing_move",)
+
+
+def adjudication_keys(rules: Ruleset | None) -> tuple[str, ...]:
+    """The options keys a close gives ``rules.make_options`` besides the house rules: the
+    server settings the adjudicator takes, and each house rule's former server setting
+    (``HouseRule.former_setting``) that older duels stored in their options."""
+    house = None if rules is None else capability(rules, HouseRules)
+    if house is None:
+        return ADJUDICATION_OPTIONS
+    former = tuple(r.former_setting for r in house.house_rules() if r.former_setting)
+    return (*ADJUDICATION_OPTIONS, *former)
+
+
+def adjudication_settings(rules: Ruleset, rules_in_force: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``make_options`` gets at a close: the server settings the adjudicator takes and
+    the duel's house rules (older duels have none recorded: their state's own apply)."""
+    used = {key: rules_in_force[key] for key in adjudication_keys(rules) if key in rules_in_force}
+    house = rules_in_force.get("house_rules")
+    return {**used, **(dict(house) if isinstance(house, Mapping) else {})}
 
 
 @dataclass(frozen=True)
@@ -45,7 +69,7 @@ def adjudicate(
     ruleset_id: str,
     state_before: Mapping[str, Any],
     submitted: Mapping[str, str | None],
-    settings: Mapping[str, Any],
+    rules_in_force: Mapping[str, Any],
     *,
     seed: str,
     duel_id: int,
@@ -53,8 +77,9 @@ def adjudicate(
 ) -> Adjudication:
     """Resolve one round of the duel ``duel_id`` under ``ruleset_id``: ``state_before`` is
     the stored ``state.to_dict()``, ``submitted`` each side's move id (None: none by the
-    close), ``settings`` what ``make_options`` takes (the server settings the adjudicator
-    reads and the duel's house rules). UnknownRuleset (a RulesError) when the ruleset is not
+    close), ``rules_in_force`` the rules the duel was fixed with (``duels.options``: the
+    server settings and house rules ``make_options`` takes are picked from it,
+    :func:`adjudication_settings`). UnknownRuleset (a RulesError) when the ruleset is not
     registered."""
     rules = registry.get(ruleset_id)
     choices: dict[Side, str | None] = {side: submitted.get(side) for side in SIDES}
@@ -62,25 +87,31 @@ def adjudicate(
         rules.state_from_dict(state_before),
         choices,
         FairDice(seed, duel_id, round_no),
-        rules.make_options(dict(settings)),
+        rules.make_options(adjudication_settings(rules, rules_in_force)),
     )
     public = rules.public_result(result.to_dict())
     shown = public["choices"]
+    steps = capability(rules, MultiStep)
+    progress = capability(rules, SheetProgress)
     return Adjudication(
         result=result,
         state=result.state.to_dict(),
         public=public,
         labels={side: _shown_label(rules, choices[side], shown.get(side)) for side in SIDES},
-        private_notes={
+        private_notes={}
+        if steps is None
+        else {
             side: tuple(str(note) for note in notes)
-            for side, notes in rules.private_notes(result).items()
+            for side, notes in steps.private_notes(result).items()
             if notes
         },
-        advances_at_once=not result.ended and rules.advances_at_once(result.state),
+        advances_at_once=steps is not None
+        and not result.ended
+        and steps.advances_at_once(result.state),
         sheet_updates={
-            side: dict(fields) for side, fields in rules.sheet_updates(result.state).items()
+            side: dict(fields) for side, fields in progress.sheet_updates(result.state).items()
         }
-        if result.ended
+        if result.ended and progress is not None
         else {},
     )
 
@@ -104,9 +135,11 @@ def check_move(
     """Everything a move needs from the rules: ``state_data`` is the duel's stored state,
     ``text`` the move as typed or clicked, ``current`` the side's stored move in the round,
     if any. UnknownRuleset (a RulesError) when the ruleset is not registered; a move the
-    rules refuse comes back as ``ChoiceCheck.error``."""
+    rules refuse comes back as ``ChoiceCheck.error``. Without ``MultiStep``: both sides are
+    awaited and a commander closes the round."""
     rules = registry.get(ruleset_id)
     state = rules.state_from_dict(state_data)
+    steps = capability(rules, MultiStep)
     move_id: str | None = None
     error: RulesError | None = None
     try:
@@ -114,8 +147,8 @@ def check_move(
     except RulesError as exc:
         error = exc
     return ChoiceCheck(
-        awaiting=tuple(rules.awaiting_sides(state)),
-        advances_at_once=rules.advances_at_once(state),
+        awaiting=SIDES if steps is None else tuple(steps.awaiting_sides(state)),
+        advances_at_once=steps is not None and steps.advances_at_once(state),
         move_id=move_id,
         label=None if move_id is None else rules.choice_label(move_id),
         error=error,

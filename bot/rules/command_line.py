@@ -21,7 +21,7 @@ Side = Literal["a", "b"]
 
 @dataclass(frozen=True, slots=True)
 class OddsFlag:
-    """One `duelbot odds` flag of a ruleset: ``--a-str`` has dest ``a_str``.
+    """One `duelbot odds` flag of a ruleset: ``--a-skill`` has dest ``a_skill``.
 
     ``kind``: ``int`` (a whole number), ``text`` or ``switch`` (present or not);
     ``required``: the ruleset's report needs it (checked when that ruleset is chosen)."""

@@ -171,6 +171,11 @@ class ScriptExhausted(DiceError):
 RollClasses = Callable[[int, str], list[tuple[int, int]]]
 
 
+def every_face(sides: int, purpose: str) -> list[tuple[int, int]]:
+    """``RollClasses`` that tell every face apart (a ruleset without a cheaper grouping)."""
+    return [(face, 1) for face in range(1, sides + 1)]
+
+
 def enumerate_outcomes(
     run: Callable[[ScriptedDice], str], roll_classes: RollClasses
 ) -> dict[str, Fraction]:

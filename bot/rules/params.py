@@ -30,6 +30,10 @@ class HouseRule:
     #: A `/config` subcommand of its own that sets the server's default of this house rule
     #: (besides `/config house-rule`); only for a yes/no rule (it takes ``enabled``).
     server_alias: str = ""
+    #: The server setting this yes/no house rule was before it was a house rule, when it was
+    #: one: config.toml's ``[duels]`` key of that name turns it on for a new server, and a
+    #: duel started then stored it in its options under that name (``make_options`` reads it).
+    former_setting: str = ""
 
     def __post_init__(self) -> None:
         if self.default not in self.values:

@@ -22,6 +22,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import capability_problems
 
 GROUP = "duelbot.rulesets"
 
@@ -145,6 +146,9 @@ def ruleset_of(entry_point: EntryPoint) -> Ruleset:
         )
     if not isinstance(target.id, str) or not target.id.strip():
         raise _Refused(f"{entry_point.value} has no ruleset id (its id is {target.id!r})")
+    problems = capability_problems(target)
+    if problems:  # a capability claimed in part, or members of one not claimed
+        raise _Refused("; ".join(problems))
     return target
 
 

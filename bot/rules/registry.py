@@ -19,8 +19,11 @@ from importlib.metadata import EntryPoint
 
 from bot.rules import plugins
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import InvalidRuleset as InvalidRuleset  # re-exported
+from bot.rules.capabilities import PreDuel
+from bot.rules.capabilities import capability as capability  # re-exported
+from bot.rules.capabilities import check_ruleset as check_ruleset  # re-exported
 from bot.rules.errors import UnknownRuleset
-from bot.rules.terms import PreDuel
 
 #: duelbot's own entry points as its pyproject.toml declares them: used only when no
 #: installed duelbot distribution declares the group (tests/rules/test_ruleset_entry_points.py
@@ -69,8 +72,9 @@ def builtin() -> tuple[Ruleset, ...]:
 
 
 def register(ruleset: Ruleset) -> Ruleset:
-    """Register ``ruleset`` under its id (a test's own ruleset); returns it."""
-    _registry()[ruleset.id] = ruleset
+    """Register ``ruleset`` under its id (a test's own ruleset); returns it. InvalidRuleset
+    when a capability it claims is not implemented in full (``check_ruleset``)."""
+    _registry()[check_ruleset(ruleset).id] = ruleset
     return ruleset
 
 
@@ -115,5 +119,7 @@ def with_pre_duel_step(step_id: str) -> tuple[Ruleset, ...]:
     return tuple(
         rules
         for rules in all_rulesets()
-        if isinstance(rules, PreDuel) and any(s.id == step_id for s in rules.pre_duel_steps())
+        if (steps := capability(rules, PreDuel)) is not None
+        and any(s.id == step_id for s in steps.pre_duel_steps())
     )
+

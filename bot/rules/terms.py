@@ -1,8 +1,8 @@
 """The terms of the ruleset contract: the plain, frozen data every ruleset and every layer
 speaks (a side, a fighter, a legal move, a log line, a round's result, a sheet field, a step
 before round 1 with its inputs, outcome and penalties), and the ``PreDuel`` capability those
-steps belong to. The ``Ruleset`` class itself is in bot/rules/base.py, house rules and
-per-duel settings in bot/rules/params.py."""
+steps belong to (bot/rules/capabilities.py lists it with the others). The ``Ruleset`` class
+itself is in bot/rules/base.py, house rules and per-duel settings in bot/rules/params.py."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ class RoundResult:
 @dataclass(frozen=True, slots=True)
 class Fighter:
     """A duellist as a ruleset sees them at the start: a display name and the ruleset's sheet
-    (rule 2.14: {"str", "agi"}; other rulesets their own fields)."""
+    (its ``sheet_fields``)."""
 
     name: str
     sheet: Mapping[str, Any]
@@ -106,11 +106,11 @@ PreDuelInputKind = Literal["bool", "choice", "int"]
 
 @dataclass(frozen=True, slots=True)
 class PreDuelInput:
-    """One input the commander gives a pre-duel step (By This Axe's challenge: ``accepted``,
-    ``contact``). ``key`` is also the slash command's option name (lower case, at most 32
-    characters); ``label`` names it in sentences and errors; ``help`` is the option's
-    description (at most 100 characters). An input that is not ``required`` takes
-    ``default`` when not given."""
+    """One input the commander gives a pre-duel step (a yes/no "accepted", say). ``key``
+    is also the slash command's option name (lower case, at most 32 characters);
+    ``label`` names it in sentences and errors; ``help`` is the option's description (at
+    most 100 characters). An input that is not ``required`` takes ``default`` when not
+    given."""
 
     key: str
     kind: PreDuelInputKind
@@ -125,8 +125,8 @@ class PreDuelInput:
 
 @dataclass(frozen=True, slots=True)
 class PreDuelStep:
-    """Something that happens before round 1 (the By This Axe challenge): ``id`` names it
-    for ``Ruleset.run_pre_duel_step`` (``/duel challenge`` settles the steps whose id is
+    """Something that happens before round 1 (a challenge): ``id`` names it for
+    ``PreDuel.run_pre_duel_step`` (``/duel challenge`` settles the steps whose id is
     ``challenge``). Its words: ``title`` (a noun: "Challenge"), ``headline`` (a sentence
     template over ``{a}``, who starts the step, and ``{b}``: "{a} challenges {b}"),
     ``summary`` (a few words on what may come of it, for the command's description) and
@@ -146,8 +146,8 @@ class PreDuelStep:
 
 @dataclass(frozen=True, slots=True)
 class Penalty:
-    """What a pre-duel step costs one side beyond the step (By This Axe: a leader's first
-    refusal costs his leadership for the turn). The services remember it in that member's
+    """What a pre-duel step costs one side beyond the step (a refusal that costs the
+    refuser something for a while, say). The services remember it in that member's
     profile sheets under the ruleset (``<ruleset id>:<key>``) and tell the step which keys
     are on record the next time (``run_pre_duel_step(..., remembered=...)``). ``sentence``
     is plain words for posts."""

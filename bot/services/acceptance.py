@@ -25,6 +25,7 @@ from typing import Any
 
 from bot.config import DuelSettings
 from bot.rules.adjudication import check_move
+from bot.rules.capabilities import MultiStep, capability
 from bot.rules.errors import RulesError
 from bot.services.duel_support import RULE_SETTINGS, other_side, ruleset_of
 from bot.services.errors import (
@@ -113,7 +114,10 @@ def choose_round(
     mine = []
     for duel, rnd in found:
         rules = ruleset_of(duel.ruleset)
-        if side_in(duel, user_id) in rules.awaiting_sides(rules.state_from_dict(duel.state)):
+        steps = capability(rules, MultiStep)  # None: every round awaits both sides
+        if steps is None or side_in(duel, user_id) in steps.awaiting_sides(
+            rules.state_from_dict(duel.state)
+        ):
             mine.append((duel, rnd))
     found = mine or list(found)
     if len(found) > 1:

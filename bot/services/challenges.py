@@ -14,6 +14,7 @@ from bot.db import queries
 from bot.db.models import DuellistProfile
 from bot.rules import registry
 from bot.rules.base import Fighter, Ruleset, Side
+from bot.rules.capabilities import PreDuel, capability
 from bot.rules.dice import FairDice, commitment, new_seed
 from bot.rules.errors import RulesError
 from bot.rules.terms import PreDuelInput, PreDuelOutcome
@@ -107,8 +108,11 @@ class Challenges(DuelUseCases):
                 held[side] = profile
                 fighters[side] = Fighter(clean_name(member.name), sheet)
             seed = new_seed()
+            pre_duel = capability(rules, PreDuel)
+            if pre_duel is None:  # step_of found the step: the ruleset declares it
+                raise InvalidInput(f"{rules.title} has no pre-duel step.", ruleset=rules.id)
             try:
-                result = rules.run_pre_duel_step(
+                result = pre_duel.run_pre_duel_step(
                     step.id,
                     fighters["a"],
                     fighters["b"],

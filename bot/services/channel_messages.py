@@ -250,7 +250,7 @@ class RevealedRoll:
 class ChallengePost(OutboxMessage):
     """A pre-duel challenge settled, in its ruleset's words: the headline ("Ann challenges
     Bob"), the outcome sentence, the penalties' sentences, the log. Version 2: version 1
-    (By This Axe's flags, ``leadership_lost``) is no longer written."""
+    (one ruleset's own flags) is no longer written."""
 
     KIND: ClassVar[str] = "challenge"
     VERSION: ClassVar[int] = 2

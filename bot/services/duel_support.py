@@ -21,6 +21,7 @@ from bot.db.engine import Database
 from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import HouseRules, capability
 from bot.rules.errors import RulesError
 from bot.services.clock import utcnow
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
@@ -41,12 +42,6 @@ MAX_REASON = 300
 # A ruleset's own rules (house rules) are fixed in options["house_rules"]: given, recorded
 # by its state, or the server's default for it (/config house-rule).
 RULE_SETTINGS = ("change_of_choice", "missing_move")
-# The options the adjudicator itself takes (what `duelbot verify` re-runs a round with):
-# the missing-move policy, and locked_blocks_retreat as duels started before migration
-# 0007 stored it (rule 2.14 reads it as its house rule; later duels have it in house_rules).
-ADJUDICATION_OPTIONS = ("missing_move", "locked_blocks_retreat")
-
-
 def stored_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """A duel's ``options`` as read back: its ``params`` through the ruleset's one
     normalisation, so a duel stored before it (a legacy key, ``"false"`` as text) shows what
@@ -54,10 +49,10 @@ def stored_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[s
     out = dict(options or {})
     params = out.get("params")
     if isinstance(params, Mapping):
-        rules = registry.get_or_none(ruleset_id)
-        if rules is None:
+        house = capability(registry.get_or_none(ruleset_id), HouseRules)
+        if house is None:
             return out
-        out["params"] = rules.stored_params(params)
+        out["params"] = house.stored_params(params)
     return out
 
 
@@ -154,14 +149,6 @@ def profile_sheet(profile: DuellistProfile | None, rules: Ruleset) -> dict[str, 
         return None
     sheet = (profile.sheets or {}).get(rules.id)
     return dict(sheet) if isinstance(sheet, dict) else None
-
-
-def adjudication_settings(rules_in_force: Mapping[str, Any]) -> dict[str, Any]:
-    """What ``make_options`` gets at a close: the server settings the adjudicator takes and
-    the duel's house rules (older duels have none recorded: their state's own apply)."""
-    used = {key: rules_in_force[key] for key in ADJUDICATION_OPTIONS if key in rules_in_force}
-    house = rules_in_force.get("house_rules")
-    return {**used, **(dict(house) if isinstance(house, Mapping) else {})}
 
 
 def legal_moves(ruleset_id: str, state: Mapping[str, Any], side: str) -> tuple[MoveChoice, ...]:

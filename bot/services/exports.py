@@ -18,10 +18,11 @@ from typing import Any
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, Round, fits_id
+from bot.rules.adjudication import adjudication_keys
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import HouseRules, capability
 from bot.rules.errors import RulesError
 from bot.services.duel_support import (
-    ADJUDICATION_OPTIONS,
     duel_view,
     is_sealed,
     round_record,
@@ -43,17 +44,20 @@ def adjudication_options(rules: Ruleset, in_force: Mapping[str, Any]) -> dict[st
     settings fixed for the duel, its explicit house rules (already in its state too) and
     every house rule in force (a server's default among them, which a ruleset such as
     rule 2.14 does not record in its state: without it a re-run could differ)."""
-    options = {key: in_force[key] for key in ADJUDICATION_OPTIONS if key in in_force}
+    options = {key: in_force[key] for key in adjudication_keys(rules) if key in in_force}
+    house_rules = capability(rules, HouseRules)
+    if house_rules is None:  # no house rule can be in force
+        return options
     params = in_force.get("params")
     if isinstance(params, Mapping):
         # Normalised as read: a legacy key counts as the house rule it stands for.
-        options.update(rules.explicit_house_rules(rules.stored_params(params)))
+        options.update(house_rules.explicit_house_rules(house_rules.stored_params(params)))
     house = in_force.get("house_rules")
     if isinstance(house, Mapping):
         # One stored under an older reading is skipped: the state's own apply, as they did
         # at the close.
         with contextlib.suppress(RulesError):
-            options.update(rules.explicit_house_rules(house))
+            options.update(house_rules.explicit_house_rules(house))
     return options
 
 

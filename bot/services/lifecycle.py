@@ -15,7 +15,8 @@ from bot.db import queries
 from bot.db.models import Duel, GuildSettings
 from bot.rules import registry
 from bot.rules.base import Fighter, Ruleset
-from bot.rules.errors import RulesError
+from bot.rules.capabilities import HouseRules, capability
+from bot.rules.errors import InvalidHouseRule, RulesError
 from bot.services import ratings
 from bot.services.clock import utcnow
 from bot.services.duel_support import (
@@ -45,15 +46,31 @@ END_REFUSAL = ("end it", "Another commander can end it.")
 def house_rules_in_force(rules: Ruleset, params: Mapping[str, Any], state: Any) -> dict[str, str]:
     """The house rules a duel starts with: those ``params`` (already normalised: a legacy
     key is its house rule) name, validated (InvalidInput naming the key and the allowed
-    values), what the new state recorded, defaults for the rest."""
+    values), what the new state recorded, defaults for the rest. None without the
+    ``HouseRules`` capability."""
+    house = capability(rules, HouseRules)
+    if house is None:
+        return {}
     try:
-        explicit = rules.explicit_house_rules(params)
+        explicit = house.explicit_house_rules(params)
         recorded = state.to_dict().get("house_rules")
         if isinstance(recorded, Mapping):
-            explicit = {**rules.explicit_house_rules(recorded), **explicit}
-        return rules.parse_house_rules(explicit)
+            explicit = {**house.explicit_house_rules(recorded), **explicit}
+        return house.parse_house_rules(explicit)
     except RulesError as exc:
         raise InvalidInput(exc.message, ruleset=rules.id) from None
+
+
+def normalized_params(rules: Ruleset, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` through the ruleset's one normalisation; a ruleset without the
+    ``HouseRules`` capability takes none (a RulesError naming it when some are given)."""
+    house = capability(rules, HouseRules)
+    if house is not None:
+        return house.normalize_params(params)
+    if params:
+        given = ", ".join(sorted(str(key) for key in params))
+        raise InvalidHouseRule(f"{rules.title} has no house rules or duel settings ({given}).")
+    return {}
 
 
 def server_house_rules(rules: Ruleset, settings: GuildSettings) -> dict[str, str]:
@@ -61,9 +78,12 @@ def server_house_rules(rules: Ruleset, settings: GuildSettings) -> dict[str, str
     ruleset no longer accepts is left out, not refused: the duel starts with the house
     rule's own default, and the server's admins can set it again."""
     chosen: dict[str, str] = {}
+    house = capability(rules, HouseRules)
+    if house is None:
+        return chosen
     for key, value in house_rule_defaults(settings).get(rules.id, {}).items():
         try:
-            chosen.update(rules.explicit_house_rules({key: value}))
+            chosen.update(house.explicit_house_rules({key: value}))
         except RulesError:
             continue
     return chosen
@@ -105,7 +125,7 @@ async def create_duel(
     try:
         # The one normalisation: canonical keys, typed values, legacy keys mapped. What is
         # stored, what runs and what every card, status and export shows is this.
-        canonical = rules.normalize_params(dict(params or {}))
+        canonical = normalized_params(rules, dict(params or {}))
         # The server's defaults fill the house rules the command did not give: the state
         # records them as if given (a ruleset that keeps its house rules there), "params"
         # keeps what the commander gave, "house_rules" everything in force.

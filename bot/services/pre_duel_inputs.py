@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import PreDuel, capability
 from bot.rules.terms import PreDuelInput, PreDuelStep
 from bot.services.errors import InvalidInput
 
@@ -20,7 +21,8 @@ _NO = ("no", "false", "n", "0", "off")
 
 def step_of(rules: Ruleset, step_id: str) -> PreDuelStep:
     """The step ``step_id`` as ``rules`` declares it."""
-    for step in rules.pre_duel_steps():
+    pre_duel = capability(rules, PreDuel)
+    for step in () if pre_duel is None else pre_duel.pre_duel_steps():
         if step.id == step_id:
             return step
     raise InvalidInput(f"{rules.title} has no pre-duel step {step_id!r}.", ruleset=rules.id)

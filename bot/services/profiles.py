@@ -66,7 +66,7 @@ class ProfileService:
         self, guild_id: int, actor_id: int, member: MemberRef, *values: Any
     ) -> ProfileView:
         """`/stats set`: the quick fields of the ruleset that declares them, in the order
-        declared (rule 2.14's STR and AGI); audited as stats.set."""
+        declared (``Ruleset.quick_sheet_fields``); audited as stats.set."""
         rules = stats_ruleset()
         names = rules.quick_sheet_fields
         if len(values) != len(names):

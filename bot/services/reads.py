@@ -8,10 +8,12 @@ from typing import Any
 
 from bot.db import queries
 from bot.db.models import fits_id
+from bot.rules import registry
+from bot.rules.adjudication import adjudication_keys, adjudication_settings
+from bot.rules.base import SIDES
+from bot.rules.capabilities import ExactOdds, MultiStep, capability
 from bot.services.duel_support import (
-    ADJUDICATION_OPTIONS,
     DuelUseCases,
-    adjudication_settings,
     duel_view,
     legal_moves,
     other_side,
@@ -118,7 +120,11 @@ class DuelReads(DuelUseCases):
                 raise InvalidInput(
                     f"Duel #{duel.id} has ended: no round is left to play.", duel_id=duel.id
                 )
-            stepwise = rules.auto_advance or tuple(rules.awaiting_sides(state)) != ("a", "b")
+            steps = capability(rules, MultiStep)
+            stepwise = steps is not None and (
+                steps.advances_at_once(state) or tuple(steps.awaiting_sides(state)) != SIDES
+            )
+            exact = capability(rules, ExactOdds)
             a_moves = [] if stepwise else rules.moves(state, "a")
             b_moves = [] if stepwise else rules.moves(state, "b")
             why = ""
@@ -127,20 +133,22 @@ class DuelReads(DuelUseCases):
                     f"Duel #{duel.id} is {rules.title}: its odds depend on choices made step "
                     "by step, some of them secret."
                 )
+            elif exact is None:
+                why = f"Duel #{duel.id} is {rules.title}, which has no exact odds."
             elif not a_moves or not b_moves or len(a_moves) * len(b_moves) > ODDS_MAX_PAIRS:
                 why = (
                     f"Duel #{duel.id} has too many choices for one table "
                     f"({len(a_moves)} x {len(b_moves)})."
                 )
-            if why:
+            if why or exact is None:
                 raise InvalidInput(
                     why, duel_id=duel.id, ruleset=rules.id, next_step=NextStep.ODDS_OFFLINE
                 )
-            options = rules.make_options(adjudication_settings(self._rules_of(duel)))
+            options = rules.make_options(adjudication_settings(rules, self._rules_of(duel)))
             rows = []
             for a_move in a_moves:
                 for b_move in b_moves:
-                    dist = rules.outcome_distribution(
+                    dist = exact.outcome_distribution(
                         state, {"a": a_move.id, "b": b_move.id}, options
                     )
                     rows.append(
@@ -201,7 +209,7 @@ class DuelReads(DuelUseCases):
                         **{
                             k: v
                             for k, v in result.options.as_mapping().items()
-                            if k in ADJUDICATION_OPTIONS
+                            if k in adjudication_keys(registry.get_or_none(duel.ruleset))
                         },
                         # The house rules in force (a server's default among them).
                         **dict(result.options.house_rules or {}),

@@ -17,6 +17,7 @@ from bot.db import queries
 from bot.db.models import Duel, Round, fits_id
 from bot.rules.adjudication import adjudicate
 from bot.rules.base import SIDES
+from bot.rules.capabilities import MultiStep, capability
 from bot.rules.dice import commitment, new_seed
 from bot.rules.errors import RulesError
 from bot.services import ratings
@@ -32,7 +33,6 @@ from bot.services.acceptance import (
 from bot.services.clock import utcnow
 from bot.services.duel_support import (
     DuelUseCases,
-    adjudication_settings,
     announce,
     audit_duel,
     close_round_buttons,
@@ -116,7 +116,8 @@ class RoundCommands(DuelUseCases):
         now = utcnow()
         rules = ruleset_of(duel.ruleset)
         current = rules.state_from_dict(duel.state)
-        awaiting = rules.awaiting_sides(current)
+        steps = capability(rules, MultiStep)  # None: a round, both sides, secret
+        awaiting = SIDES if steps is None else steps.awaiting_sides(current)
         number = await queries.last_round_number(session, duel.id) + 1
         seed = new_seed()
         rnd = Round(
@@ -155,7 +156,7 @@ class RoundCommands(DuelUseCases):
             details={"round": number, "commitment": rnd.commitment, "deadline": iso(deadline)},
         )
         for side in awaiting:
-            prompt = rules.prompt(current, side)
+            prompt = None if steps is None else steps.prompt(current, side)
             post_in_duel_channel(
                 session,
                 view,
@@ -170,7 +171,7 @@ class RoundCommands(DuelUseCases):
                     deadline=deadline,
                     moves=legal_moves(duel.ruleset, duel.state, side),
                     prompt=prompt,
-                    secret=prompt is None or rules.is_secret(current),
+                    secret=prompt is None or steps is None or steps.is_secret(current),
                 ),
                 key=f"round_dm:{rnd.id}:{side}",
                 on_behalf_of=actor_id,
@@ -269,7 +270,10 @@ class RoundCommands(DuelUseCases):
         if rnd.deadline is None or utcnow() >= rnd.deadline:
             return
         rules = ruleset_of(duel.ruleset)
-        awaited = rules.awaiting_sides(rules.state_from_dict(duel.state))
+        steps = capability(rules, MultiStep)
+        awaited = (
+            SIDES if steps is None else steps.awaiting_sides(rules.state_from_dict(duel.state))
+        )
         moved = await queries.current_submissions(session, rnd.id)
         missing = [s for s in awaited if s not in moved]
         if not missing:
@@ -302,7 +306,7 @@ class RoundCommands(DuelUseCases):
                 duel.ruleset,
                 duel.state,
                 submitted,
-                adjudication_settings(rules_in_force),
+                rules_in_force,
                 seed=rnd.seed,
                 duel_id=duel.id,
                 round_no=rnd.number,

@@ -17,6 +17,8 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, Round
 from bot.rules import registry
+from bot.rules.base import SIDES
+from bot.rules.capabilities import MultiStep, capability
 from bot.services.clock import utcnow
 from bot.services.duel_support import enqueue, legal_moves
 from bot.services.messages import Reminder
@@ -92,7 +94,12 @@ class SchedulerService:
                 rnd.reminders_sent = sent
                 moved = set((await queries.current_submissions(session, rnd.id)).keys())
                 rules = registry.get(duel.ruleset)
-                awaiting = rules.awaiting_sides(rules.state_from_dict(duel.state))
+                steps = capability(rules, MultiStep)
+                awaiting = (
+                    SIDES
+                    if steps is None
+                    else steps.awaiting_sides(rules.state_from_dict(duel.state))
+                )
                 label = min(due)
                 for side, user_id in (("a", duel.a_user_id), ("b", duel.b_user_id)):
                     if side in moved or side not in awaiting:

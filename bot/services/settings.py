@@ -13,6 +13,7 @@ from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import GuildSettings
 from bot.rules import registry
+from bot.rules.capabilities import HouseRules, capability
 from bot.rules.errors import RulesError
 from bot.services.errors import InvalidInput
 from bot.services.unit import transaction
@@ -33,21 +34,19 @@ SETTING_KEYS = (
     "house_rule_defaults",
 )
 
-#: A house rule that config.toml's ``[duels]`` table may set by its old name (before the
-#: rulesets' house rules had server defaults): its value for every ruleset that has it.
-CONFIGURED_HOUSE_RULES = (("locked_blocks_retreat", "locked-blocks-retreat"),)
 
 
 def configured_house_rule_defaults(defaults: DuelSettings) -> dict[str, dict[str, str]]:
     """A new server's house-rule defaults: those config.toml turns on, else none (each
     house rule's own default applies)."""
     out: dict[str, dict[str, str]] = {}
-    for setting, key in CONFIGURED_HOUSE_RULES:
-        if not getattr(defaults, setting):
-            continue
-        for rules in registry.all_rulesets():
-            if any(rule.key == key for rule in rules.house_rules()):
-                out.setdefault(rules.id, {})[key] = "yes"
+    for rules in registry.all_rulesets():
+        house = capability(rules, HouseRules)
+        for rule in () if house is None else house.house_rules():
+            # A house rule that config.toml's ``[duels]`` table sets by its former name
+            # (``HouseRule.former_setting``, before house rules had server defaults).
+            if rule.former_setting and getattr(defaults, rule.former_setting, False) is True:
+                out.setdefault(rules.id, {})[rule.key] = "yes"
     return out
 
 
@@ -177,17 +176,19 @@ class SettingsService:
         ruleset validates key and value (InvalidInput naming what is allowed)."""
         try:
             rules = registry.get(ruleset_id)
+            house = capability(rules, HouseRules)
+            declared = () if house is None else house.house_rules()
             spelt = key.strip().casefold().replace("_", "-")
-            rule = next((r for r in rules.house_rules() if r.key == spelt), None)
-            if rule is None:
-                names = ", ".join(r.key for r in rules.house_rules()) or "none"
+            rule = next((r for r in declared if r.key == spelt), None)
+            if rule is None or house is None:
+                names = ", ".join(r.key for r in declared) or "none"
                 raise InvalidInput(
                     f"{key!r} is not a house rule of {rules.title} (its house rules: "
                     f"{names}). Nothing was changed."
                 )
             canonical = rule.key
             chosen = (
-                "" if value is None else rules.explicit_house_rules({canonical: value})[canonical]
+                "" if value is None else house.explicit_house_rules({canonical: value})[canonical]
             )
         except RulesError as exc:
             raise InvalidInput(f"{exc.message} Nothing was changed.") from None

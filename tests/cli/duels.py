@@ -18,6 +18,7 @@ from bot.db.engine import Database, make_database
 from bot.db.models import Duel
 from bot.rules import registry
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import MultiStep, capability
 from bot.services.container import Services
 from tests.services.helpers import ALICE, BOB, CHANNEL, COMMANDER, GUILD
 from tests.services.test_foeq_flow import ALICE_SHEET, BOB_SHEET, choose
@@ -93,7 +94,11 @@ async def _play(
         view = await services.duels.get_duel(duel_id)
         if view.open_round is None:
             await services.duels.open_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
-        for side in rules.awaiting_sides(rules.state_from_dict(state)):
+        steps = capability(rules, MultiStep)  # None: both sides, a commander closes
+        current = rules.state_from_dict(state)
+        awaiting = ("a", "b") if steps is None else steps.awaiting_sides(current)
+        closes_itself = steps is not None and steps.advances_at_once(current)
+        for side in awaiting:
             await services.duels.submit_move(
                 user_id=USERS[side],
                 move=chooser(rules, state, side),
@@ -101,7 +106,7 @@ async def _play(
                 duel_id=duel_id,
             )
         view = await services.duels.get_duel(duel_id)
-        if view.open_round is not None and not rules.auto_advance:
+        if view.open_round is not None and not closes_itself:
             await services.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
             if before_close is not None:
                 await before_close(step)
@@ -169,7 +174,10 @@ async def play_duel(url: str, ruleset: str, *, finish: bool = True) -> int:
                 )
             _, state = await _state(db, duel.id)
             rules = registry.get(ruleset)
-            awaiting = rules.awaiting_sides(rules.state_from_dict(state))
+            steps = capability(rules, MultiStep)
+            awaiting = (
+                ("a", "b") if steps is None else steps.awaiting_sides(rules.state_from_dict(state))
+            )
             # one side has chosen in the open round (or step): that choice must stay sealed
             if len(awaiting) == 2:
                 await services.duels.submit_move(

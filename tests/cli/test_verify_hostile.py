@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot.rules import registry
+from bot.rules.capabilities import MultiStep, capability
 from tests.cli.duels import BY_THIS_AXE, FOEQ, RULE_2_14, RULESETS, duelbot
 from tests.cli.exports import Exports
 from tests.fuzz.test_cli_json import run
@@ -145,7 +146,9 @@ def test_a_round_verify_cannot_readjudicate_still_has_its_logged_rolls(
 
 def test_the_withheld_declarations() -> None:
     rule, axe, foeq = (registry.get(r) for r in RULESETS)
-    assert rule.withholdable({}) == axe.withholdable({}) == frozenset()
+    # Rule 2.14 has no MultiStep: nothing of it may be withheld (verify allows no claim).
+    assert capability(rule, MultiStep) is None
+    assert axe.withholdable({}) == frozenset()
     assert foeq.withholdable({"phase": "setup", "awaiting": ["a", "b"]}) == {
         "state_before", "choices.a", "choices.b"
     }  # fmt: skip

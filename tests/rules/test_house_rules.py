@@ -20,6 +20,7 @@ from bot.rules.by_this_axe.odds import round_odds
 from bot.rules.by_this_axe.ruleset import BY_THIS_AXE
 from bot.rules.by_this_axe.sheet import Combatant
 from bot.rules.by_this_axe.state import DuelState, Options
+from bot.rules.capabilities import PreDuel, capability
 from bot.rules.dice import FairDice, ScriptedDice
 from bot.rules.errors import InvalidChoice, InvalidHouseRule, InvalidRoundInput, RulesError
 from bot.rules.foeq import state as foeq_state
@@ -122,7 +123,9 @@ def test_fighter_summaries() -> None:
 
 def test_pre_duel_steps() -> None:
     assert [s.id for s in BY_THIS_AXE.pre_duel_steps()] == ["challenge"]
-    assert FOEQ.pre_duel_steps() == () == RULE_2_14.pre_duel_steps()
+    # The others have no pre-duel step: no PreDuel capability, not even an empty one.
+    assert capability(FOEQ, PreDuel) is None and capability(RULE_2_14, PreDuel) is None
+    assert not hasattr(FOEQ, "pre_duel_steps") and not hasattr(RULE_2_14, "pre_duel_steps")
 
 
 # -- the interface: house rules ------------------------------------------------------------------

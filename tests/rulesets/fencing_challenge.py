@@ -9,11 +9,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.rules.dice import DiceSource
+from bot.rules.errors import InvalidRoundInput
 from bot.rules.terms import (
     NOTHING_REMEMBERED,
     Fighter,
     LogEvent,
     Penalty,
+    PreDuel,
     PreDuelInput,
     PreDuelOutcome,
     PreDuelStep,
@@ -42,7 +44,7 @@ GLOVE = PreDuelStep(
 )
 
 
-class ChallengingFencing(Fencing):
+class ChallengingFencing(Fencing, PreDuel):
     """The fencing bout of tests/rulesets/fencing with the glove as its pre-duel step."""
 
     def pre_duel_steps(self) -> tuple[PreDuelStep, ...]:
@@ -59,7 +61,7 @@ class ChallengingFencing(Fencing):
         remembered: Mapping[Side, frozenset[str]] = NOTHING_REMEMBERED,
     ) -> PreDuelOutcome:
         if step_id != GLOVE.id:
-            return super().run_pre_duel_step(step_id, a, b, inputs, dice, remembered=remembered)
+            raise InvalidRoundInput(f"{self.title} has no pre-duel step {step_id!r}.")
         if inputs["accepted"]:
             weapon = str(inputs["weapon"])
             sentence = (

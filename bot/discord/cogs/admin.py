@@ -16,6 +16,7 @@ from bot.discord.ruleset_choices import offer_rulesets, ruleset_choices
 from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
 from bot.presentation.discord_text import safe
 from bot.rules import registry
+from bot.rules.capabilities import HouseRules, capability
 from bot.services.deadlines import parse_duration
 from bot.services.errors import InvalidInput
 from bot.services.views import window_text
@@ -41,7 +42,11 @@ def role_manager(role: discord.Role) -> str | None:
 
 
 # The duel systems that have house rules (/config house-rule's choices).
-HOUSE_RULE_RULESETS = ruleset_choices(r for r in registry.all_rulesets() if r.house_rules())
+HOUSE_RULE_RULESETS = ruleset_choices(
+    r
+    for r in registry.all_rulesets()
+    if (house := capability(r, HouseRules)) is not None and house.house_rules()
+)
 
 
 class Admin(commands.Cog):
@@ -54,7 +59,7 @@ class Admin(commands.Cog):
 
     def __init__(self, bot: DuelBot) -> None:
         self.bot = bot
-        # A house rule's own /config subcommand (rule 2.14's locked-blocks-retreat).
+        # A house rule's own /config subcommand (``HouseRule.server_alias``).
         for rules, rule in house_rule_aliases():
             self.config.add_command(house_rule_alias_command(rules, rule, self._alias_default))
 
@@ -179,8 +184,9 @@ class Admin(commands.Cog):
             await require_guild(interaction), interaction.user.id, ruleset_id, key, value
         )
         rules = registry.get(ruleset_id)
+        house = capability(rules, HouseRules)  # the service refused a ruleset without
         spelt = key.strip().casefold().replace("_", "-")
-        rule = next(r for r in rules.house_rules() if r.key == spelt)
+        rule = next(r for r in (house.house_rules() if house else ()) if r.key == spelt)
         chosen = view.house_rule_defaults.get(rules.id, {}).get(rule.key, rule.default)
         return (
             f"New {safe(rules.title)} duels start with `{rule.key}={chosen}` unless "

@@ -58,8 +58,14 @@ from bot.rules.by_this_axe.tables import (
     _save_text,
     describe_outcome,
 )
+from bot.rules.capabilities import (
+    DiceByPattern,
+    ExactOdds,
+    HouseRulesFromDeclarations,
+    MultiStep,
+)
 from bot.rules.command_line import OddsArguments, OddsReport
-from bot.rules.dice import DiceSource
+from bot.rules.dice import DiceSource, enumerate_outcomes, every_face
 from bot.rules.errors import InvalidRoundInput
 from bot.rules.params import DuelParam, HouseRule, LegacyParam
 from bot.rules.terms import (
@@ -68,12 +74,14 @@ from bot.rules.terms import (
     Fighter,
     MoveSpec,
     OutcomeKind,
+    PreDuel,
     PreDuelInput,
     PreDuelOutcome,
     PreDuelStep,
     RoundResult,
     SheetField,
     Side,
+    Withholdable,
     other_side,
 )
 
@@ -96,13 +104,19 @@ CHALLENGE_STEP = PreDuelStep(
 )
 
 
-class ByThisAxe(Ruleset):
+class ByThisAxe(
+    Ruleset, MultiStep, HouseRulesFromDeclarations, PreDuel, ExactOdds, DiceByPattern
+):
+    """By This Axe and its capabilities: several steps (a round halts for a victim's
+    forfeit choice), house rules, the challenge before the duel, exact odds, verifiable
+    dice."""
+
     id = RULESET_ID
     title = TITLE
-    dice = (6,)
+    dice: tuple[int, ...] = (6,)
     # "rolls 1: ...", "rolls 4 dice (1, 2, 5, 4): ...", "saves on 5-6 ..., rolls 5, 4: ...",
     # "rolls a counterattack die: 3", "in contact: Ann rolls 2 and forces the duel".
-    log_dice_pattern = (
+    log_dice_pattern: str | None = (
         r"rolls (?:[0-9]+ dic?e \(([0-9]+(?:, [0-9]+)*)\)|([0-9]+(?:, [0-9]+)*)(?::| and )"
         r"|a counterattack die: ([0-9]+))"
     )
@@ -201,6 +215,18 @@ class ByThisAxe(Ruleset):
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
         return current.pending is not None and not current.ended
 
+    def is_secret(self, state: Any) -> bool:
+        """Allotments and forfeit choices alike stay secret until the step closes."""
+        return True
+
+    def private_notes(self, result: RoundResult) -> dict[Side, list[str]]:
+        """Nothing: every result is published whole."""
+        return {}
+
+    def withholdable(self, state_before: Mapping[str, Any]) -> frozenset[Withholdable]:
+        """Nothing: every choice is published at the close, and the whole state."""
+        return frozenset()
+
     def prompt(self, state: Any, side: Side) -> str | None:
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
         if current.pending is None or side not in current.pending.victims:
@@ -276,7 +302,7 @@ class ByThisAxe(Ruleset):
         """The challenge: ``a`` challenges ``b``; inputs ``accepted`` and ``contact``; a
         leader's refusal is his first unless ``refusals`` is remembered for ``b``."""
         if step_id != CHALLENGE_STEP.id:
-            return super().run_pre_duel_step(step_id, a, b, inputs, dice, remembered=remembered)
+            raise InvalidRoundInput(f"{self.title} has no pre-duel step {step_id!r}.")
         result = challenge(
             a,
             b,
@@ -289,13 +315,13 @@ class ByThisAxe(Ruleset):
 
     def roll_classes(self, sides: int, purpose: str) -> list[tuple[int, int]]:
         if sides != 6:
-            return super().roll_classes(sides, purpose)
+            return every_face(sides, purpose)
         if purpose == DIRTY_TRICK:
             return [(1, 2), (3, 4)]
         if purpose in (ATTACK, PARRY, COUNTERATTACK, FLEE_ROLL, FORCE_DUEL):
             return [(1, 3), (4, 3)]
         # An armor save's threshold belongs to the duellist, not the purpose: every face.
-        return super().roll_classes(sides, purpose)
+        return every_face(sides, purpose)
 
     # -- resolution (resolution.py) -------------------------------------------------------
 
@@ -331,7 +357,9 @@ class ByThisAxe(Ruleset):
         opts = options if isinstance(options, Options) else Options()
         flight, forfeit = rules_in_force(state, opts)
         if forfeit == VICTIM_CHOOSES or state.pending is not None:
-            return super().outcome_distribution(state, choices, opts)
+            return enumerate_outcomes(
+                lambda dice: self.resolve(state, choices, dice, opts).outcome, self.roll_classes
+            )
         picked = picks(state, choices)
         missing = [s for s in SIDES if picked[s] is None]
         if opts.missing_move == "forfeit" and len(missing) == 1:

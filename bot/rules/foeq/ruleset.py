@@ -6,6 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import (
+    DiceByPattern,
+    HouseRulesFromDeclarations,
+    MultiStep,
+    SheetProgress,
+)
 from bot.rules.dice import DiceSource
 from bot.rules.errors import InvalidChoice, InvalidRoundInput
 from bot.rules.foeq.parsing import (
@@ -92,16 +98,21 @@ PUBLIC_STAKE = DuelParam(
 CHALLENGER = DuelParam("challenger", "choice", "a", "who issued the challenge", values=("a", "b"))
 
 
-class FoeqSpellDuel(Ruleset):
+class FoeqSpellDuel(
+    Ruleset, MultiStep, HouseRulesFromDeclarations, DiceByPattern, SheetProgress
+):
+    """FoEQ and its capabilities: a duel of steps, house rules, verifiable dice, and the
+    sheets the duel changes (no exact odds: its steps depend on secret choices)."""
+
     id = RULESET_ID
     title = "FoEQ spell duel"
-    # The bot runs it end to end: one round per step, opened automatically (auto_advance),
+    # The bot runs it end to end: one round per step, opened automatically (advances_at_once),
     # secret steps by DM, private notes by DM: see docs/rules/foeq-spell-duel.md.
     playable = True
-    dice = (20, 6)
+    dice: tuple[int, ...] = (20, 6)
     # "rolls d20 7 +1 = 8", "d20 4 and 17 with advantage, keeps 17", "rolls 2 dice of
     # Trick: 3, 5 (+8)", "rerolls Ann's Trick die #1 (3): it is now 6".
-    log_dice_pattern = (
+    log_dice_pattern: str | None = (
         r"d20 ([0-9]+)(?: and ([0-9]+) with advantage)?"
         r"|dic?e of [A-Z][a-z]+: ([0-9]+(?:, [0-9]+)*)|it is now ([0-9]+)"
     )
@@ -141,11 +152,15 @@ class FoeqSpellDuel(Ruleset):
         ),
     )
 
-    # -- the step machine's helpers (the generic Ruleset hooks the services use) ---------
-    auto_advance = True
+    # -- the step machine (the MultiStep capability the services use) -------------------
 
     def awaiting_sides(self, state: Any) -> tuple[Side, ...]:
         return awaiting_sides(_as_state(state))
+
+    def advances_at_once(self, state: Any) -> bool:
+        """Every step: the services open the next one as soon as one closes, and close it
+        as soon as every awaited side has chosen."""
+        return True
 
     def is_secret(self, state: Any) -> bool:
         return is_secret(_as_state(state))

@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import ExactOdds, capability
 from bot.rules.command_line import (
     OddsArguments,
     OddsFlag,
@@ -160,10 +161,13 @@ def odds_table(
 ) -> list[tuple[str, str, dict[str, Fraction]]]:
     """Exact outcome probabilities for all 25 move pairs (``Rule214.odds_table``)."""
     state = DuelState(a=a, b=b, locked=locked)
+    exact = capability(ruleset, ExactOdds)
+    if exact is None:
+        raise InvalidRoundInput(f"{ruleset.title} has no exact odds.")
     table = []
     for a_move in MOVE_IDS:
         for b_move in MOVE_IDS:
-            dist = ruleset.outcome_distribution(
+            dist = exact.outcome_distribution(
                 state, {"a": a_move, "b": b_move}, options or Options()
             )
             ordered = {o: dist[o] for o in OUTCOMES if dist.get(o, Fraction(0)) != 0}

@@ -8,8 +8,14 @@ from fractions import Fraction
 from typing import Any
 
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import (
+    DiceByPattern,
+    ExactOdds,
+    HouseRulesFromDeclarations,
+    ShortAdjudication,
+)
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
-from bot.rules.dice import DiceSource, Roll
+from bot.rules.dice import DiceSource, Roll, enumerate_outcomes
 from bot.rules.errors import InvalidChoice, InvalidRoundInput
 from bot.rules.params import YES_NO_ALIASES, DuelParam, HouseRule
 from bot.rules.rule_2_14 import command_line
@@ -62,6 +68,7 @@ LOCKED_BLOCKS_RETREAT = HouseRule(
     "a duellist locked in combat cannot retreat: the retreat fails",
     aliases=YES_NO_ALIASES,
     server_alias="locked-blocks-retreat",
+    former_setting="locked_blocks_retreat",
 )
 
 
@@ -97,7 +104,12 @@ class _Round:
         return success
 
 
-class Rule214(Ruleset):
+class Rule214(
+    Ruleset, HouseRulesFromDeclarations, ExactOdds, ShortAdjudication, DiceByPattern
+):
+    """Rule 2.14 and its capabilities: house rules, exact odds, the short `duelbot
+    adjudicate` input and verifiable dice (one round a step: no ``MultiStep``)."""
+
     id = RULESET_ID
     title = "Rule 2.14 Duelling"
 
@@ -108,7 +120,9 @@ class Rule214(Ruleset):
     # `/stats set member str agi`: the quick command for the two numbers every duel needs.
     quick_sheet_fields = ("str", "agi")
     # "Alice rolls DICE3 (STR 8 - AGI 5) rolled 2", "Bob rolls DICE-3 (...) is 0 (...)".
-    log_dice_pattern = r"rolls DICE-?[0-9]+ \([^)]*\) (?:rolled|is) ([0-9]+)"
+    # The dice depend on the sheets (``dice_for``).
+    dice: tuple[int, ...] = ()
+    log_dice_pattern: str | None = r"rolls DICE-?[0-9]+ \([^)]*\) (?:rolled|is) ([0-9]+)"
 
     def dice_for(self, sheets: Mapping[str, Any]) -> tuple[int, ...] | None:
         """Evade rolls DICE(AGI - their STR), Full Frontal Strike DICE(STR - their AGI); the
@@ -212,6 +226,13 @@ class Rule214(Ruleset):
     def roll_classes(self, sides: int, purpose: str) -> list[tuple[int, int]]:
         # Every DICEX here only asks "greater than 1?": face 1 fails, faces 2..X succeed.
         return [(1, 1)] if sides == 1 else [(1, 1), (2, sides - 1)]
+
+    def outcome_distribution(
+        self, state: Any, choices: Mapping[Side, str | None], options: Any
+    ) -> dict[str, Fraction]:
+        return enumerate_outcomes(
+            lambda dice: self.resolve(state, choices, dice, options).outcome, self.roll_classes
+        )
 
     def resolve(
         self,

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from bot.rules.base import SIDES, Fighter, MoveSpec, RoundResult, Ruleset, Side
+from bot.rules.capabilities import ExactOdds, HouseRulesFromDeclarations
 from bot.rules.command_line import OddsArguments, OddsFlag, OddsReport
-from bot.rules.dice import DiceSource, Roll
+from bot.rules.dice import DiceSource, Roll, enumerate_outcomes, every_face
 from bot.rules.errors import InvalidChoice, InvalidRoundInput, InvalidStats
 from bot.rules.params import HouseRule
 from bot.rules.terms import LogEvent, SheetField, other_side
@@ -64,7 +66,10 @@ class BoutOptions:
     missing_move: str = "concede"
 
 
-class Fencing(Ruleset):
+class Fencing(Ruleset, HouseRulesFromDeclarations, ExactOdds):
+    """The core, house rules (touches to win) and exact odds; none of the other
+    capabilities (one step a round, no pre-duel step, dice not declared)."""
+
     id = RULESET_ID
     title = "Fencing Bout"
     sheet_fields = (SheetField("skill", "int", "Skill (added to tie-break d6)", 0, SKILL_MAX),)
@@ -130,6 +135,13 @@ class Fencing(Ruleset):
             ("Skill", str(side_state.get("skill", "?"))),
             ("Touches", str(side_state.get("touches", 0))),
         ]
+
+    def outcome_distribution(
+        self, state: Any, choices: Mapping[Side, str | None], options: Any
+    ) -> dict[str, Fraction]:
+        return enumerate_outcomes(
+            lambda dice: self.resolve(state, choices, dice, options).outcome, every_face
+        )
 
     def odds_arguments(self) -> OddsArguments:
         def side_flags(side: str) -> tuple[OddsFlag, ...]:
