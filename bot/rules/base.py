@@ -19,6 +19,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 from bot.rules.command_line import OddsArguments, OddsReport, ShortRound
@@ -42,8 +43,10 @@ from bot.rules.terms import (
     PreDuelOutcome,
     PreDuelStep,
     RoundResult,
+    RulesetWords,
     SheetField,
     Side,
+    StepWords,
     Withholdable,
 )
 
@@ -92,6 +95,10 @@ class Ruleset(ABC):
 
     id: str
     title: str
+    #: How the game speaks (bot/rules/terms.py): rule 2.14's neutral words by default.
+    words: RulesetWords = RulesetWords(
+        ending=MappingProxyType({"a_wins": "{a} wins the duel", "b_wins": "{b} wins the duel"})
+    )
     sheet_fields: tuple[SheetField, ...] = ()
     # False while the bot cannot yet run this ruleset's flow end to end (its rules are pure
     # and usable from the CLI; the services refuse to start such duels).
@@ -196,13 +203,38 @@ class Ruleset(ABC):
         return f"{self.short_name()}: send one of {listed or 'the choices in the prompt'}."
 
     def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
-        """One sentence for an outcome id with the duellists' names. Override per ruleset;
-        the default knows only the generic ``a_wins``/``b_wins``."""
-        generic = {
-            "a_wins": f"{a_name} wins the duel",
-            "b_wins": f"{b_name} wins the duel",
-        }
-        return generic.get(outcome, outcome)
+        """One sentence for an outcome id with the duellists' names, from ``words.ending``;
+        an outcome the words lack reads as a plain sentence too, never as its code."""
+        sentence = self.words.ending_sentence(outcome, a_name, b_name)
+        if sentence is not None:
+            return sentence
+        return f"The {self.words.round.one} is resolved"
+
+    def round_label(self, state: Any, number: int) -> str:
+        """How the round (step) numbered ``number`` in the duel's history is named, from the
+        state it opens on (``state.to_dict()``, or None when unknown): "round 3", "step 5".
+        A game whose word depends on the state overrides it (By This Axe: "round 1, forfeit
+        choice", a step inside a combat round)."""
+        return f"{self.words.round.one} {number}"
+
+    def step_words(self, state: Any, number: int) -> StepWords:
+        """The words of the round (step) ``number`` opening on ``state``: its label, the
+        nouns, and who closes it (the step itself when the services close it as soon as
+        the awaited sides have chosen, ``advances_at_once``)."""
+        closes = self.words.closes
+        if state is not None:
+            try:
+                parsed = state if not isinstance(state, Mapping) else self.state_from_dict(state)
+                if self.advances_at_once(parsed):
+                    closes = "itself"
+            except RulesError:
+                pass
+        return StepWords(
+            label=self.round_label(state, number),
+            round=self.words.round.one,
+            move=self.words.move.one,
+            closes=closes,
+        )
 
     def describe_outcome(self, result: RoundResult | Mapping[str, Any]) -> str:
         """One sentence for a result (a ``RoundResult`` or its stored ``to_dict()``), with

@@ -46,6 +46,7 @@ from bot.rules.by_this_axe.tables import (
     COUNTERATTACK,
     DEFAULT_WOUNDS,
     DIRTY_TRICK,
+    ENDINGS,
     FLEE,
     FLEE_FROM_ROUND,
     FLEE_ROLL,
@@ -56,22 +57,23 @@ from bot.rules.by_this_axe.tables import (
     TITLE,
     WOUNDS_MAX,
     _save_text,
-    describe_outcome,
 )
 from bot.rules.command_line import OddsArguments, OddsReport
 from bot.rules.dice import DiceSource
-from bot.rules.errors import InvalidRoundInput
+from bot.rules.errors import InvalidRoundInput, RulesError
 from bot.rules.params import DuelParam, HouseRule, LegacyParam
 from bot.rules.terms import (
     NOTHING_REMEMBERED,
     SIDES,
     Fighter,
     MoveSpec,
+    Noun,
     OutcomeKind,
     PreDuelInput,
     PreDuelOutcome,
     PreDuelStep,
     RoundResult,
+    RulesetWords,
     SheetField,
     Side,
     other_side,
@@ -96,9 +98,15 @@ CHALLENGE_STEP = PreDuelStep(
 )
 
 
+#: By This Axe plays rounds of secret allotments, closed by a commander (a round halted for
+#: a forfeit choice goes on by itself once the victims have chosen: ``step_words``).
+WORDS = RulesetWords(move=Noun("allotment", "allotments"), ending=ENDINGS)
+
+
 class ByThisAxe(Ruleset):
     id = RULESET_ID
     title = TITLE
+    words = WORDS
     dice = (6,)
     # "rolls 1: ...", "rolls 4 dice (1, 2, 5, 4): ...", "saves on 5-6 ..., rolls 5, 4: ...",
     # "rolls a counterattack die: 3", "in contact: Ann rolls 2 and forces the duel".
@@ -201,6 +209,20 @@ class ByThisAxe(Ruleset):
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
         return current.pending is not None and not current.ended
 
+    def round_label(self, state: Any, number: int) -> str:
+        """The combat round the state is in ("round 3"), and "round 3, forfeit choice" for
+        the step of a round halted until its victims choose their forfeited dice: the
+        game's own count, not the number of steps the duel has played."""
+        if state is None:
+            return super().round_label(state, number)
+        try:
+            current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
+        except RulesError:
+            return super().round_label(state, number)
+        if current.pending is not None:
+            return f"round {current.round_no}, forfeit choice"
+        return f"round {current.round_no}"
+
     def prompt(self, state: Any, side: Side) -> str | None:
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
         if current.pending is None or side not in current.pending.victims:
@@ -232,9 +254,6 @@ class ByThisAxe(Ruleset):
             "such as `a3 p1 t0` or `3/1/0` (at least 1 attack and 1 parry, at most 1 dirty "
             f"trick), or `flee` from round {FLEE_FROM_ROUND}.{pool}"
         )
-
-    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
-        return describe_outcome(outcome, a_name, b_name)
 
     def outcome_kind(self, outcome: str, winner: Side | None, side: Side) -> OutcomeKind:
         """A character who ran away (``a_flees``, ``both_flee``) counts a flight, kept with
