@@ -18,7 +18,7 @@ import discord
 
 from bot.presentation.discord_text import FIELD_VALUE_MAX, safe, truncate
 from bot.presentation.views import RollLine, RoundResultView
-from bot.presentation.words import ruleset_or_none
+from bot.presentation.words import capital, ruleset_or_none
 
 COLOUR_RESULT = discord.Colour.gold()
 
@@ -144,8 +144,8 @@ def log_lines(view: RoundResultView, cited: str) -> list[str]:
 def result_embed(view: RoundResultView) -> discord.Embed:
     """The round result as a Discord embed: the one function of this format for it."""
     names = {f.side: safe(f.name) for f in (view.a, view.b)}
-    round_no = view.round_no
-    lines = [f"**{view.outcome_sentence(names['a'], names['b'])}.**"]
+    label = view.label or f"round {view.round_no}"
+    lines = [f"**{safe(view.sentence, 300)}.**"]
     lines += moves_and_dice(view, names)
     facts = [f"{safe(label, 60)}: **{safe(value, 100)}**" for label, value in view.facts]
     if facts:
@@ -155,7 +155,7 @@ def result_embed(view: RoundResultView) -> discord.Embed:
     how = []
     if view.closed_how:
         going = "the duel is over" if view.ended else "the duel goes on"
-        how.append(f"Round {round_no} was {safe(view.closed_how, 200)}; {going}.")
+        how.append(f"{capital(label)} was {safe(view.closed_how, 200)}; {going}.")
     undo = view.follows_undo
     if undo is not None:
         by = f" by <@{undo.undone_by}>" if undo.undone_by is not None else ""
@@ -164,7 +164,7 @@ def result_embed(view: RoundResultView) -> discord.Embed:
     if how:
         lines.append(" ".join(how))
     embed = discord.Embed(
-        title=f"{duel_ref(view.duel_id)}, round {round_no}: {names['a']} vs {names['b']}",
+        title=f"{duel_ref(view.duel_id)}, {label}: {names['a']} vs {names['b']}",
         description="\n".join(lines),
         colour=COLOUR_RESULT,
     )

@@ -22,6 +22,7 @@ import msgspec
 
 from bot.presentation.words import (
     CLOSE_REASONS,
+    NEUTRAL_WORDS,
     house_rules_text,
     outcome_text,
     purpose_label,
@@ -89,7 +90,6 @@ class RoundResultView:
     log: tuple[str, ...]
     house_rules: str | None
     winner: str | None
-    locked: bool
     seed: str | None
     commitment: str | None
     # What only the round-result post says:
@@ -99,13 +99,15 @@ class RoundResultView:
     #: The ruleset's own (label, value) facts of the result (``Ruleset.result_facts``):
     #: renderers show these, and name no ruleset's fields themselves.
     facts: tuple[tuple[str, str], ...] = ()
+    #: The ruleset's words: the round's label ("round 3", "step 5", "round 1, forfeit
+    #: choice"; "" when the view has no round number), what a move is called, and the
+    #: outcome as a plain sentence with the names (never its code).
+    label: str = ""
+    move_noun: str = "move"
+    sentence: str = ""
 
     def fighter(self, side: str) -> FighterLine:
         return self.a if side == "a" else self.b
-
-    def outcome_sentence(self, a_name: str, b_name: str) -> str:
-        """The ruleset's sentence for the outcome, with the names as the format shows them."""
-        return outcome_text(self.outcome, a_name, b_name, self.ruleset)
 
 
 def round_result_view(
@@ -123,8 +125,16 @@ def round_result_view(
     building the view calls into no other layer but the ruleset (tests/discord/
     test_move_trace.py counts the crossings)."""
     rules = ruleset_or_none(result.ruleset)
+    words = rules.words if rules is not None else NEUTRAL_WORDS
     ids = user_ids or {}
     names, labels, state = result.names, result.labels, result.state
+    # What the close fixed in the ruleset's words; a result stored before it asks the
+    # ruleset as renderers used to.
+    label = result.label or ("" if round_no is None else f"{words.round.one} {round_no}")
+    sentence = result.sentence or outcome_text(result.outcome, names.a, names.b, result.ruleset)
+    facts = result.facts
+    if facts is None:
+        facts = tuple(rules.result_facts(msgspec.to_builtins(result))) if rules else ()
 
     def fighter(side: str, name: str, move: str) -> FighterLine:
         summary = rules.fighter_summary(state[side]) if rules is not None else ()
@@ -151,12 +161,12 @@ def round_result_view(
         log=result.log,
         house_rules=house_rules_text(result.ruleset, recorded) if recorded else None,
         winner=None if result.winner is None else (names.a if result.winner == "a" else names.b),
-        locked=result.locked,
         seed=seed,
         commitment=commitment,
-        # The ruleset reads its facts from the public result as plain data (its contract):
-        # the codec's builtins of the published round.
-        facts=tuple(rules.result_facts(msgspec.to_builtins(result))) if rules is not None else (),
+        facts=tuple(facts),
+        label=label,
+        move_noun=words.move.one,
+        sentence=sentence,
     )
 
 

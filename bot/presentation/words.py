@@ -11,6 +11,10 @@ from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
+from bot.rules.terms import RulesetWords, StepWords
+
+#: The words of a record whose ruleset is not registered: the neutral ones.
+NEUTRAL_WORDS = RulesetWords()
 
 PURPOSE_LABELS: dict[str, str] = {
     "evade": "Evade",
@@ -55,6 +59,35 @@ def ruleset_or_none(ruleset_id: str | None) -> Ruleset | None:
     when the record names none (a round stored before rulesets were recorded), None when it
     is not registered (``registry.get_or_none``)."""
     return registry.get_or_none(ruleset_id or DEFAULT_RULESET_ID)
+
+
+def ruleset_words(ruleset_id: str | None) -> RulesetWords:
+    """The words of a record's ruleset (the neutral ones when it is not registered)."""
+    rules = ruleset_or_none(ruleset_id)
+    return rules.words if rules is not None else NEUTRAL_WORDS
+
+
+def step_words_of(ruleset_id: str | None, number: int, words: StepWords | None) -> StepWords:
+    """A message's words of its round (step): as the service wrote them, or for a message
+    written before they were carried, the ruleset's nouns with the stored number."""
+    if words is not None:
+        return words
+    rw = ruleset_words(ruleset_id)
+    return StepWords(f"{rw.round.one} {number}", rw.round.one, rw.move.one, rw.closes)
+
+
+def capital(text: str) -> str:
+    """``text`` with its first letter in upper case ("step 3" -> "Step 3")."""
+    return text[:1].upper() + text[1:]
+
+
+def closes_text(words: StepWords) -> str:
+    """Who closes the round (step) when it has no deadline, as a sentence."""
+    if words.closes == "itself":
+        return (
+            f"the {words.round} closes by itself as soon as the awaited duellists have chosen"
+        )
+    return f"a commander closes the {words.round}"
 
 
 def ruleset_title(ruleset_id: str) -> str:

@@ -415,6 +415,12 @@ class Ruleset(ABC):
     #: Every sheet is stored the same way: the profile's ``sheets[<ruleset id>]`` entry.
     quick_sheet_fields: tuple[str, ...] = ()
 
+    def status_notes(self, state: Mapping[str, Any]) -> tuple[str, ...]:
+        """What a live duel's status says beyond "live", from its stored state
+        (``state.to_dict()``), in plain words (rule 2.14: "locked in combat"). None by
+        default."""
+        return ()
+
     def is_locked(self, state: Mapping[str, Any]) -> bool:
         """Whether a stored state (``state.to_dict()``) is locked, as its last
         ``RoundResult.locked`` said (`/duel status`, exports): False unless the game locks."""

@@ -7,12 +7,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from bot.rules.terms import StepWords
 from bot.services.message_format import (
     SIDES,
     Fields,
     OutboxMessage,
     Party,
     iso_or_none,
+    read_step_words,
+    words_json,
 )
 from bot.services.published import PublishedRound, read_published
 
@@ -67,9 +70,12 @@ class RoundOpen(OutboxMessage):
     opened_by: int | None
     # The awaited sides when only some choose now (a step of a multi-step duel); None: both.
     awaiting: tuple[str, ...] | None = None
+    # How this round (step) is named and who closes it (None: written before issue 24).
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
+            "words": words_json(self.words),
             "duel_id": self.duel_id,
             "round_no": self.round_no,
             "ruleset": self.ruleset,
@@ -94,6 +100,7 @@ class RoundOpen(OutboxMessage):
             f.when("deadline"),
             f.opt_integer("opened_by"),
             None if awaiting is None else tuple(s for s in f.texts("awaiting") if s in SIDES),
+            read_step_words(f),
         )
 
 

@@ -22,6 +22,7 @@ from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id, utc
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
+from bot.rules.terms import StepWords
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats
@@ -83,6 +84,7 @@ def duel_view(
             commitment=open_round.commitment,
             opened_by=open_round.opened_by,
             submitted={"a": "a" in sides, "b": "b" in sides},
+            words=_step_words(duel.ruleset, open_round),
         )
     return DuelView(
         id=duel.id,
@@ -94,6 +96,7 @@ def duel_view(
         b=side("b", duel.b_user_id),
         status=duel.status,
         locked=_is_locked(duel),
+        notes=_status_notes(duel),
         winner=duel.winner,
         end_reason=duel.end_reason,
         rounds_played=duel.rounds_played,
@@ -102,6 +105,19 @@ def duel_view(
         options=stored_options(duel.ruleset, duel.options),
         end_kind=duel.end_kind,
     )
+
+
+def _step_words(ruleset_id: str, rnd: Round) -> StepWords | None:
+    """The open round (step) in its ruleset's words (None for a ruleset that is gone)."""
+    rules = registry.get_or_none(ruleset_id)
+    return None if rules is None else rules.step_words(rnd.state_before, rnd.number)
+
+
+def _status_notes(duel: Duel) -> tuple[str, ...]:
+    """What the duel's ruleset says of its live state beyond "live" (rule 2.14: "locked in
+    combat"); nothing for a ruleset that is gone."""
+    rules = registry.get_or_none(duel.ruleset)
+    return () if rules is None else tuple(rules.status_notes(duel.state or {}))
 
 
 def _is_locked(duel: Duel) -> bool:

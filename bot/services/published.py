@@ -34,6 +34,8 @@ PUBLISHED_VERSION = 2
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
 T = TypeVar("T")
+#: The label of a side a round (step) did not ask to choose.
+NOT_ASKED = "not asked"
 
 
 def json_object(value: msgspec.Struct) -> dict[str, Any]:
@@ -102,7 +104,6 @@ class PublishedRound(
     outcome: str
     winner: Side | None
     ended: bool
-    locked: bool
     # The choices as published (canonical ids; a FoEQ secret step shows "secret").
     choices: Sides[str | None]
     rolls: tuple[PublishedRoll, ...]
@@ -116,6 +117,17 @@ class PublishedRound(
     # How each move came in (dm_text, dm_button, slash); None: that side sent none.
     via: Sides[str | None] = Sides(None, None)
     follows_undo_of: int | None = None
+    # In the ruleset's words (issue 24), fixed at the close so that renderers ask nothing
+    # again: the round's label ("round 3", "step 5", "round 1, forfeit choice"), the outcome
+    # as a plain sentence with the names ("Ann wins the duel"), and the ruleset's own facts
+    # of the result ((label, value) pairs: rule 2.14's "Locked in combat"). A result stored
+    # before them has "", "" and None (renderers then ask the ruleset, as they used to).
+    label: str = ""
+    sentence: str = ""
+    facts: tuple[tuple[str, str], ...] | None = None
+    # Whether each side was asked to choose in this round (step); one that was not has the
+    # label "not asked", never "no move".
+    awaited: Sides[bool] = Sides(True, True)
 
     @property
     def winner_name(self) -> str | None:
@@ -158,32 +170,48 @@ def publish(
     submitted: Mapping[str, str | None] | None = None,
     via: Mapping[str, str] | None = None,
     follows_undo_of: int | None = None,
+    label: str = "",
+    awaited: tuple[str, ...] = SIDES,
 ) -> PublishedRound:
     """The published round, built once from the ruleset's public result
     (``Ruleset.public_result(result.to_dict())``). ``submitted``: each side's move as stored;
     a secret step's result masks its choices, so a label follows the result, never the
     submission, unless the two agree (then the submission's id is labelled). ``ruleset``:
-    the result's ruleset when the caller holds it (else it is looked up)."""
+    the result's ruleset when the caller holds it (else it is looked up); ``label``: how the
+    round is named (``Ruleset.step_words``); ``awaited``: the sides it asked to choose."""
     ruleset_id = str(public_result["ruleset"])
     rules = ruleset or registry.get_or_none(ruleset_id)
     state = dict(public_result["state"])
     shown = public_result["choices"]
     moves = submitted or {}
 
-    def label(side: str) -> str:
+    def side_label(side: str) -> str:
         choice = shown.get(side)
+        if choice is None and side not in awaited:
+            return NOT_ASKED
         return _label(ruleset_id, moves.get(side) if moves.get(side) == choice else choice, rules)
 
+    names = {side: _name(state.get(side), side) for side in SIDES}
+    sentence = (
+        rules.outcome_sentence(str(public_result["outcome"]), names["a"], names["b"])
+        if rules is not None
+        else ""
+    )
+    facts = [tuple(fact) for fact in rules.result_facts(public_result)] if rules else []
     data = {
         **public_result,
         "version": PUBLISHED_VERSION,
         "state": state,
         "choices": {side: shown.get(side) for side in SIDES},
-        "names": {side: _name(state.get(side), side) for side in SIDES},
-        "labels": {side: label(side) for side in SIDES},
+        "names": names,
+        "labels": {side: side_label(side) for side in SIDES},
         "options": dict(rules_in_force or {}),
         "via": {side: (via or {}).get(side) for side in SIDES},
         "follows_undo_of": follows_undo_of,
+        "label": label,
+        "sentence": sentence,
+        "facts": facts,
+        "awaited": {side: side in awaited for side in SIDES},
     }
     return msgspec.convert(data, PublishedRound)
 
@@ -262,7 +290,6 @@ def _read_version_1(data: Mapping[str, Any]) -> PublishedRound:
         outcome=str(data.get("outcome") or "?"),
         winner=winner if winner in SIDES else None,
         ended=bool(data.get("ended")),
-        locked=bool(data.get("locked")),
         choices=Sides(choice("a"), choice("b")),
         rolls=tuple(
             _roll(roll)

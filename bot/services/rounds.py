@@ -48,6 +48,7 @@ from bot.services.errors import (
     RoundNotOpen,
     StateConflict,
 )
+from bot.services.message_format import MAX_MOVE_BUTTONS
 from bot.services.messages import (
     FollowsUndo,
     Party,
@@ -129,6 +130,7 @@ class RoundCommands(DuelUseCases):
         )
         session.add(rnd)
         await session.flush()
+        words = rules.step_words(current, number)
         view = duel_view(duel, rnd, set())
         announce(
             session,
@@ -143,6 +145,7 @@ class RoundCommands(DuelUseCases):
                 deadline=deadline,
                 opened_by=actor_id,
                 awaiting=None if tuple(awaiting) == SIDES else tuple(awaiting),
+                words=words,
             ),
             key=f"{rnd.id}",
             on_behalf_of=actor_id,
@@ -150,6 +153,7 @@ class RoundCommands(DuelUseCases):
             action="round.open",
             details={"round": number, "commitment": rnd.commitment, "deadline": iso(deadline)},
         )
+        listed = {side: legal_moves(duel.ruleset, duel.state, side) for side in awaiting}
         for side in awaiting:
             prompt = rules.prompt(current, side)
             post_in_duel_channel(
@@ -164,15 +168,26 @@ class RoundCommands(DuelUseCases):
                     channel_id=view.post_channel_id,
                     commitment=rnd.commitment,
                     deadline=deadline,
-                    moves=legal_moves(duel.ruleset, duel.state, side),
+                    moves=listed[side],
                     prompt=prompt,
                     secret=prompt is None or rules.is_secret(current),
+                    words=words,
                 ),
                 key=f"round_dm:{rnd.id}:{side}",
                 on_behalf_of=actor_id,
                 to_side=side,
             )
-        return RoundOpened(view, number, rnd.commitment, deadline)
+        return RoundOpened(
+            view,
+            number,
+            rnd.commitment,
+            deadline,
+            words=words,
+            awaiting=tuple(awaiting),
+            with_buttons=tuple(
+                side for side in awaiting if 0 < len(listed[side]) <= MAX_MOVE_BUTTONS
+            ),
+        )
 
     # -- moves --------------------------------------------------------------------------
 
@@ -217,6 +232,7 @@ class RoundCommands(DuelUseCases):
                 opponent_name=duel.state[other_side(took.side)]["name"],
                 closed=closed,
                 changed_from_label=took.changed_from_label,
+                words=ruleset_of(duel.ruleset).step_words(duel.state, rnd.number),
             )
 
     async def _close_after_move(
@@ -293,8 +309,11 @@ class RoundCommands(DuelUseCases):
         choices: dict[str, str | None] = {
             s: (submissions[s].move if s in submissions else None) for s in SIDES
         }
+        before = ruleset.state_from_dict(duel.state)
+        words = ruleset.step_words(before, rnd.number)
+        awaited = tuple(ruleset.awaiting_sides(before))
         result = ruleset.resolve(
-            ruleset.state_from_dict(duel.state),
+            before,
             choices,  # type: ignore[arg-type]
             FairDice(rnd.seed, duel.id, rnd.number),
             ruleset.make_options(adjudication_settings(rules_in_force)),
@@ -311,6 +330,8 @@ class RoundCommands(DuelUseCases):
             submitted=choices,
             via={s: submissions[s].via for s in submissions},
             follows_undo_of=None if follows is None else follows.number,
+            label=words.label,
+            awaited=awaited,
         )
         rnd.status = "closed"
         rnd.closed_by = actor_id
@@ -324,7 +345,8 @@ class RoundCommands(DuelUseCases):
         if result.ended:
             duel.status = "ended"
             duel.ended_at = now
-            duel.end_reason = f"round {rnd.number}: {result.outcome}"
+            # In plain words (a page shows it): "round 4: Ann wins the duel", never a code.
+            duel.end_reason = f"{words.label}: {published.sentence}"
             duel.end_kind = "result"
             await ratings.duel_ended(session, duel, result.outcome)
         await session.flush()
@@ -367,7 +389,7 @@ class RoundCommands(DuelUseCases):
             post_in_duel_channel(
                 session,
                 view,
-                PrivateNote(*where, said),
+                PrivateNote(*where, said, words=words),
                 key=f"private_note:{rnd.id}:{side}",
                 on_behalf_of=on_behalf_of,
                 to_side=side,

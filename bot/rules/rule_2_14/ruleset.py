@@ -202,6 +202,10 @@ class Rule214(Ruleset):
     def house_rules(self) -> tuple[HouseRule, ...]:
         return (LOCKED_BLOCKS_RETREAT,)
 
+    def status_notes(self, state: Mapping[str, Any]) -> tuple[str, ...]:
+        """A live duel whose duellists are locked says so (`/duel status`)."""
+        return ("locked in combat",) if self.is_locked(state) else ()
+
     def is_locked(self, state: Mapping[str, Any]) -> bool:
         return bool(state.get("locked", False))
 
