@@ -90,6 +90,21 @@ def closes_text(words: StepWords) -> str:
     return f"a commander closes the {words.round}"
 
 
+def setting_name(key: str) -> str:
+    """A per-duel setting's key in words ("public_stake" -> "Public stake"): no code-like
+    ``key=value`` is shown to people."""
+    return capital(one_line(key).replace("_", " ").replace("-", " "))
+
+
+def setting_value(value: Any) -> str:
+    """A setting's value in words: a bool as yes/no, a side ("a"/"b") as the duellist."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value in ("a", "b"):
+        return f"duellist {str(value).upper()}"
+    return one_line(str(value).replace("_", " "))
+
+
 def ruleset_title(ruleset_id: str) -> str:
     rules = registry.get_or_none(ruleset_id)
     return rules.title if rules is not None else ruleset_id or "unknown ruleset"
@@ -166,15 +181,17 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
     the duel's ruleset ignores is left out; one a duel older than the snapshot did not
     record says so."""
     lines: list[tuple[str, str]] = []
+    words = ruleset_words(ruleset_id)
+    move, rnd = words.move.one, words.round.one
     change = options.get("change_of_choice")
     lines.append(
         (
             "Change of choice",
             "not recorded"
             if change is None
-            else "on: a duellist may change a move until the round closes"
+            else f"on: a duellist may change a {move} until the {rnd} closes"
             if change
-            else "off: a submitted move is locked in for the round",
+            else f"off: a submitted {move} is locked in for the {rnd}",
         )
     )
     missing = options.get("missing_move")
@@ -184,9 +201,9 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
                 "Missing move",
                 "not recorded"
                 if missing is None
-                else "forfeit: a duellist without a move at the close loses"
+                else f"forfeit: a duellist without a {move} at the close loses"
                 if missing == "forfeit"
-                else f"{missing}: no move is made",
+                else f"{missing}: no {move} is made",
             )
         )
     rules = ruleset_or_none(ruleset_id)
@@ -217,10 +234,8 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
             for k, v in params.items()
             if not recorded or str(k).strip().casefold().replace("_", "-") not in house_keys
         }
-        # A typed bool reads as typed (true/false), not as Python's True/False.
-        shown = ", ".join(
-            f"{one_line(k)}={one_line(str(v).lower() if isinstance(v, bool) else v)}"
-            for k, v in other.items()
+        shown = "; ".join(
+            f"{setting_name(str(k))}: {setting_value(v)}" for k, v in other.items()
         )
         if shown:
             lines.append(("Duel settings", shown))

@@ -5,6 +5,7 @@ challenge; command_line.py: its `duelbot odds` report)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -76,6 +77,7 @@ from bot.rules.terms import (
     RulesetWords,
     SheetField,
     Side,
+    StepWords,
     other_side,
 )
 
@@ -101,6 +103,8 @@ CHALLENGE_STEP = PreDuelStep(
 #: By This Axe plays rounds of secret allotments, closed by a commander (a round halted for
 #: a forfeit choice goes on by itself once the victims have chosen: ``step_words``).
 WORDS = RulesetWords(move=Noun("allotment", "allotments"), ending=ENDINGS)
+#: The name of the step a round halts for (its label: "round 3, forfeit choice").
+FORFEIT_STEP = "forfeit choice"
 
 
 class ByThisAxe(Ruleset):
@@ -220,8 +224,16 @@ class ByThisAxe(Ruleset):
         except RulesError:
             return super().round_label(state, number)
         if current.pending is not None:
-            return f"round {current.round_no}, forfeit choice"
+            return f"round {current.round_no}, {FORFEIT_STEP}"
         return f"round {current.round_no}"
+
+    def step_words(self, state: Any, number: int) -> StepWords:
+        """A forfeit choice is a step inside its combat round, closing by itself once the
+        victims have chosen: it is spoken of as a step, and its answer as a choice."""
+        words = super().step_words(state, number)
+        if words.label.endswith(FORFEIT_STEP):
+            return replace(words, round="step", move="choice", closes="itself")
+        return words
 
     def prompt(self, state: Any, side: Side) -> str | None:
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
