@@ -9,6 +9,7 @@ shows another duellist's move before its round is closed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,7 +23,7 @@ from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id, utc
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
-from bot.rules.terms import StepWords
+from bot.rules.terms import SIDES, StepWords
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats
@@ -98,13 +99,32 @@ def duel_view(
         locked=_is_locked(duel),
         notes=_status_notes(duel),
         winner=duel.winner,
-        end_reason=duel.end_reason,
+        end_reason=_end_reason(duel),
         rounds_played=duel.rounds_played,
         created_at=duel.created_at,
         open_round=round_view,
         options=stored_options(duel.ruleset, duel.options),
         end_kind=duel.end_kind,
     )
+
+
+#: How a close stored the end of a duel before issue 24: "round 4: a_wins" (an outcome code).
+_CODED_END = re.compile(r"round ([0-9]+): ([a-z0-9_]+)")
+
+
+def _end_reason(duel: Duel) -> str | None:
+    """How the duel ended, in plain words: a reason stored with an outcome code by an older
+    close ("round 4: a_wins") reads as its ruleset's sentence ("round 4: Ann wins the
+    duel")."""
+    reason = duel.end_reason
+    coded = _CODED_END.fullmatch(reason or "")
+    rules = registry.get_or_none(duel.ruleset)
+    if coded is None or rules is None:
+        return reason
+    state = duel.state or {}
+    names = [str((state.get(s) or {}).get("name") or f"Duellist {s.upper()}") for s in SIDES]
+    sentence = rules.outcome_sentence(coded.group(2), names[0], names[1])
+    return f"{rules.words.round.one} {coded.group(1)}: {sentence}"
 
 
 def _step_words(ruleset_id: str, rnd: Round) -> StepWords | None:
