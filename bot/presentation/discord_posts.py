@@ -201,7 +201,9 @@ def round_open(message: RoundOpen) -> tuple[str | None, list[discord.Embed]]:
         colour=COLOUR_INFO,
     )
     # In full (the reveal is checked against it), in the footer's small type (issue 26).
-    embed.set_footer(text=f"commitment (SHA-256 of this round's secret seed): {message.commitment}")
+    embed.set_footer(
+        text=f"commitment (SHA-256 of this {words.round}'s secret seed): {message.commitment}"
+    )
     mentions = _mentions(message.a, message.b)
     content = f"{mentions}: {words.label} of duel #{message.duel_id} is open."
     return (content if mentions else None), [embed]

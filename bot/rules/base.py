@@ -217,6 +217,12 @@ class Ruleset(ABC):
         choice", a step inside a combat round)."""
         return f"{self.words.round.one} {number}"
 
+    def unasked_label(self, state: Any, side: Side) -> str | None:
+        """How a result shows the move of ``side`` when the round (step) opening on
+        ``state`` did not ask it to choose (By This Axe: the allotment it made before its
+        round halted for the forfeit choice). None: "not asked"."""
+        return None
+
     def step_words(self, state: Any, number: int) -> StepWords:
         """The words of the round (step) ``number`` opening on ``state``: its label, the
         nouns, and who closes it (the step itself when the services close it as soon as

@@ -13,8 +13,10 @@ the ruleset for their summary.
 
 Versions: a result stored before this type has no ``version`` key (version 1, a plain dict of
 ``RoundResult.to_dict()`` plus ``options``, ``labels``, ``via``...); :func:`read_published`
-reads it leniently, filling what it lacked as the renderers used to. Version 2 is read
-strictly. Plain data: no database, no Discord (bot.presentation and bot.exports import it).
+reads it leniently, filling what it lacked as the renderers used to. Versions 2 and 3 are
+read strictly (version 2 had rule 2.14's ``locked`` at the top and lacked the words of
+issue 24: it reads as version 3 with their defaults). Plain data: no database, no Discord
+(bot.presentation and bot.exports import it).
 """
 
 from __future__ import annotations
@@ -29,8 +31,13 @@ from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
 from bot.rules.terms import RoundResult
 
-#: The version this duelbot writes; version 1 is the unversioned dict stored before.
-PUBLISHED_VERSION = 2
+#: The version this duelbot writes; version 1 is the unversioned dict stored before, version
+#: 2 the typed one with rule 2.14's ``locked`` at the top (issue 24 left it in that ruleset's
+#: state and added the round's label, the outcome sentence, the facts and the awaited sides).
+PUBLISHED_VERSION = 3
+#: The typed version before: read as this one (its extra ``locked`` ignored, what it lacks
+#: defaulted: renderers then ask the ruleset, as they did).
+PREVIOUS_TYPED_VERSION = 2
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
 T = TypeVar("T")
@@ -172,13 +179,16 @@ def publish(
     follows_undo_of: int | None = None,
     label: str = "",
     awaited: tuple[str, ...] = SIDES,
+    unasked: Mapping[str, str | None] | None = None,
 ) -> PublishedRound:
     """The published round, built once from the ruleset's public result
     (``Ruleset.public_result(result.to_dict())``). ``submitted``: each side's move as stored;
     a secret step's result masks its choices, so a label follows the result, never the
     submission, unless the two agree (then the submission's id is labelled). ``ruleset``:
     the result's ruleset when the caller holds it (else it is looked up); ``label``: how the
-    round is named (``Ruleset.step_words``); ``awaited``: the sides it asked to choose."""
+    round is named (``Ruleset.step_words``); ``awaited``: the sides it asked to choose;
+    ``unasked``: the ruleset's label of a side it did not ask (``Ruleset.unasked_label``;
+    None or absent: "not asked")."""
     ruleset_id = str(public_result["ruleset"])
     rules = ruleset or registry.get_or_none(ruleset_id)
     state = dict(public_result["state"])
@@ -188,7 +198,7 @@ def publish(
     def side_label(side: str) -> str:
         choice = shown.get(side)
         if choice is None and side not in awaited:
-            return NOT_ASKED
+            return (unasked or {}).get(side) or NOT_ASKED
         return _label(ruleset_id, moves.get(side) if moves.get(side) == choice else choice, rules)
 
     names = {side: _name(state.get(side), side) for side in SIDES}
@@ -217,16 +227,18 @@ def publish(
 
 
 def read_published(data: Mapping[str, Any]) -> PublishedRound:
-    """A stored, carried or exported result read back: version 2 strictly, an unversioned
-    (version 1) one leniently. PublishedFormatError for anything else."""
+    """A stored, carried or exported result read back: versions 2 and 3 strictly, an
+    unversioned (version 1) one leniently. PublishedFormatError for anything else."""
     version = data.get("version")
     if version is None:
         return _read_version_1(data)
-    if version != PUBLISHED_VERSION or isinstance(version, bool):
+    if isinstance(version, bool) or version not in (PREVIOUS_TYPED_VERSION, PUBLISHED_VERSION):
         raise PublishedFormatError(
             f"result version {version!r} is not one this duelbot reads "
-            f"(it reads 1 and {PUBLISHED_VERSION})"
+            f"(it reads 1 to {PUBLISHED_VERSION})"
         )
+    if version == PREVIOUS_TYPED_VERSION:
+        data = {**data, "version": PUBLISHED_VERSION}
     try:
         return msgspec.convert(data, PublishedRound)
     except msgspec.ValidationError as exc:

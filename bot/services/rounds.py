@@ -332,6 +332,7 @@ class RoundCommands(DuelUseCases):
             follows_undo_of=None if follows is None else follows.number,
             label=words.label,
             awaited=awaited,
+            unasked={s: ruleset.unasked_label(before, s) for s in SIDES if s not in awaited},
         )
         rnd.status = "closed"
         rnd.closed_by = actor_id

@@ -235,6 +235,15 @@ class ByThisAxe(Ruleset):
             return replace(words, round="step", move="choice", closes="itself")
         return words
 
+    def unasked_label(self, state: Any, side: Side) -> str | None:
+        """In a forfeit choice, a side not asked still fights with the dice it allotted
+        for the round: the result shows that allotment, never "no allotment"."""
+        current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
+        if current.pending is None:
+            return None
+        allotted = choice_label(current.pending.picks.get(side))
+        return f"{allotted} (allotted before the {FORFEIT_STEP})"
+
     def prompt(self, state: Any, side: Side) -> str | None:
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
         if current.pending is None or side not in current.pending.victims:
