@@ -95,10 +95,39 @@ def test_a_result_stored_before_it_was_typed_reads_as_version_1() -> None:
     assert older.names == Sides("Duellist A", "Duellist B") and older.winner_name is None
 
 
-@pytest.mark.parametrize("version", [3, 0, "2", True])
+@pytest.mark.parametrize("version", [4, 0, "3", True])
 def test_an_unknown_version_is_refused(version: object) -> None:
     with pytest.raises(PublishedFormatError, match="version"):
         read_published({**_published().to_json(), "version": version})
+
+
+def test_the_close_fixes_the_rulesets_words_and_facts() -> None:
+    """Issue 24: the outcome as a sentence, rule 2.14's own facts, the label; no typed
+    ``locked`` (it is in rule 2.14's state)."""
+    published = publish(_resolved(), ruleset=RULE_2_14, label="round 3")
+    assert published.sentence and "_" not in published.sentence
+    assert published.facts == (("Locked in combat", "yes" if published.state["locked"] else "no"),)
+    assert published.label == "round 3"
+    assert "locked" not in published.to_json()
+
+
+def test_a_version_2_result_reads_with_the_words_left_to_the_ruleset() -> None:
+    """A stored version 2 row (rule 2.14's ``locked`` at the top, no words) still reads:
+    the renderers then ask the ruleset for the sentence and the facts."""
+    stored = {**_published().to_json(), "version": 2, "locked": True}
+    for key in ("label", "sentence", "facts", "awaited"):
+        stored.pop(key, None)
+    older = read_published(stored)
+    assert older.label == "" and older.sentence == "" and older.facts is None
+    assert older.awaited == Sides(True, True)
+    assert older.labels == _published().labels
+
+
+def test_a_side_not_asked_is_not_said_to_have_no_move() -> None:
+    published = publish(_resolved(), ruleset=RULE_2_14, awaited=("a",))
+    assert published.labels.b == "not asked"
+    shown = publish(_resolved(), ruleset=RULE_2_14, awaited=("a",), unasked={"b": "Evade"})
+    assert shown.labels.b == "Evade"
 
 
 def test_a_version_2_result_of_the_wrong_shape_is_refused_naming_the_field() -> None:
