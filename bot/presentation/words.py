@@ -234,8 +234,13 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
             for k, v in params.items()
             if not recorded or str(k).strip().casefold().replace("_", "-") not in house_keys
         }
+        # A house rule keeps the spelling `/duel start params:` takes (flight=after-blows);
+        # any other setting reads as words, never as a code.
         shown = "; ".join(
-            f"{setting_name(str(k))}: {setting_value(v)}" for k, v in other.items()
+            f"{one_line(k)}={setting_value(v)}"
+            if str(k).strip().casefold().replace("_", "-") in house_keys
+            else f"{setting_name(str(k))}: {setting_value(v)}"
+            for k, v in other.items()
         )
         if shown:
             lines.append(("Duel settings", shown))

@@ -455,11 +455,17 @@ class Ruleset(ABC):
         return self.auto_advance
 
     def check_choice(
-        self, state_data: Mapping[str, Any], side: Side, text: str, current: str | None
+        self,
+        state_data: Mapping[str, Any],
+        side: Side,
+        text: str,
+        current: str | None,
+        number: int | None = None,
     ) -> ChoiceCheck:
         """Everything a move needs from the rules in one call (issue 25: the move's path
         asks the rules once): ``state_data`` is the duel's stored state, ``current`` the
-        side's stored move in the round, if any."""
+        side's stored move in the round, if any; ``number``: the round's, for its words
+        (the receipt's)."""
         state = self.state_from_dict(state_data)
         move_id: str | None = None
         error: RulesError | None = None
@@ -474,6 +480,7 @@ class Ruleset(ABC):
             label=None if move_id is None else self.choice_label(move_id),
             error=error,
             current_label=None if current is None else self.choice_label(current),
+            words=None if number is None else self.step_words(state, number),
         )
 
     def is_secret(self, state: Any) -> bool:

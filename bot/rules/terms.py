@@ -292,3 +292,5 @@ class ChoiceCheck:
     label: str | None
     error: RulesError | None
     current_label: str | None  # the label of the side's stored move, if it has one
+    # The round (step) in the ruleset's words, when the caller gave its number.
+    words: StepWords | None = None

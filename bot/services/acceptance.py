@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.config import DuelSettings
+from bot.rules.terms import StepWords
 from bot.services.duel_support import RULE_SETTINGS, other_side, ruleset_of
 from bot.services.errors import (
     AmbiguousDuel,
@@ -92,6 +93,7 @@ class Accepted:
     changed_from: str | None
     changed_from_label: str | None
     completes_round: bool
+    words: StepWords | None = None  # the round (step) in the ruleset's words
 
 
 def side_in(duel: DuelSnapshot, user_id: int) -> str:
@@ -139,7 +141,13 @@ def accept(
     side = side_in(duel, req.user_id)
     mine = moves.get(side, NO_MOVES)
     ruleset = ruleset_of(duel.ruleset)
-    check = ruleset.check_choice(duel.state, side, req.move, mine.current)  # type: ignore[arg-type]
+    check = ruleset.check_choice(
+        duel.state,
+        side,  # type: ignore[arg-type]
+        req.move,
+        mine.current,
+        None if rnd is None else rnd.number,
+    )
     if duel.status == "live" and side not in check.awaiting:
         waiting = " and ".join(
             clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
@@ -192,6 +200,7 @@ def accept(
         mine.current,
         check.current_label,
         completes,
+        check.words,
     )
 
 

@@ -23,7 +23,7 @@ from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id, utc
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
-from bot.rules.terms import SIDES, StepWords
+from bot.rules.terms import SIDES
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
 from bot.services.profiles import clean_name, no_stats
@@ -76,6 +76,8 @@ def duel_view(
             {k: v for k, v in d.items() if k != "name"},
         )
 
+    # The duel's ruleset, looked up once (None for a ruleset that is gone).
+    rules = registry.get_or_none(duel.ruleset)
     round_view = None
     if open_round is not None:
         sides = submitted or set()
@@ -85,7 +87,9 @@ def duel_view(
             commitment=open_round.commitment,
             opened_by=open_round.opened_by,
             submitted={"a": "a" in sides, "b": "b" in sides},
-            words=_step_words(duel.ruleset, open_round),
+            words=None
+            if rules is None
+            else rules.step_words(open_round.state_before, open_round.number),
         )
     return DuelView(
         id=duel.id,
@@ -96,10 +100,10 @@ def duel_view(
         a=side("a", duel.a_user_id),
         b=side("b", duel.b_user_id),
         status=duel.status,
-        locked=_is_locked(duel),
-        notes=_status_notes(duel),
+        locked=rules is not None and rules.is_locked(state or {}),
+        notes=() if rules is None else tuple(rules.status_notes(state or {})),
         winner=duel.winner,
-        end_reason=_end_reason(duel),
+        end_reason=_end_reason(duel, rules),
         rounds_played=duel.rounds_played,
         created_at=duel.created_at,
         open_round=round_view,
@@ -112,38 +116,18 @@ def duel_view(
 _CODED_END = re.compile(r"round ([0-9]+): ([a-z0-9_]+)")
 
 
-def _end_reason(duel: Duel) -> str | None:
+def _end_reason(duel: Duel, rules: Ruleset | None) -> str | None:
     """How the duel ended, in plain words: a reason stored with an outcome code by an older
     close ("round 4: a_wins") reads as its ruleset's sentence ("round 4: Ann wins the
     duel")."""
     reason = duel.end_reason
     coded = _CODED_END.fullmatch(reason or "")
-    rules = registry.get_or_none(duel.ruleset)
     if coded is None or rules is None:
         return reason
     state = duel.state or {}
     names = [str((state.get(s) or {}).get("name") or f"Duellist {s.upper()}") for s in SIDES]
     sentence = rules.outcome_sentence(coded.group(2), names[0], names[1])
     return f"{rules.words.round.one} {coded.group(1)}: {sentence}"
-
-
-def _step_words(ruleset_id: str, rnd: Round) -> StepWords | None:
-    """The open round (step) in its ruleset's words (None for a ruleset that is gone)."""
-    rules = registry.get_or_none(ruleset_id)
-    return None if rules is None else rules.step_words(rnd.state_before, rnd.number)
-
-
-def _status_notes(duel: Duel) -> tuple[str, ...]:
-    """What the duel's ruleset says of its live state beyond "live" (rule 2.14: "locked in
-    combat"); nothing for a ruleset that is gone."""
-    rules = registry.get_or_none(duel.ruleset)
-    return () if rules is None else tuple(rules.status_notes(duel.state or {}))
-
-
-def _is_locked(duel: Duel) -> bool:
-    """The lock the duel's ruleset reads in its state (False for a ruleset that is gone)."""
-    rules = registry.get_or_none(duel.ruleset)
-    return rules is not None and rules.is_locked(duel.state or {})
 
 
 def is_sealed(rnd: Round) -> bool:

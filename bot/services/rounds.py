@@ -232,7 +232,7 @@ class RoundCommands(DuelUseCases):
                 opponent_name=duel.state[other_side(took.side)]["name"],
                 closed=closed,
                 changed_from_label=took.changed_from_label,
-                words=ruleset_of(duel.ruleset).step_words(duel.state, rnd.number),
+                words=took.words,
             )
 
     async def _close_after_move(
