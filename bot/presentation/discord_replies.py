@@ -416,11 +416,17 @@ def odds_text(odds: DuelOdds) -> str:
     """A compact odds table for Discord (percentages; exact fractions are in the CLI)."""
     duel = odds.duel
     a, b = safe(duel.a.name, 30), safe(duel.b.name, 30)
+    rules = registry.get_or_none(duel.ruleset)
+
+    def said(outcome: str) -> str:
+        # The ruleset's sentence for the outcome, never its code ("forfeit_choice").
+        if rules is None:
+            return short_outcome(outcome, a, b)
+        return rules.outcome_sentence(outcome, a, b)
+
     lines = []
     for a_label, b_label, dist in odds.rows:
-        cells = ", ".join(
-            f"{short_outcome(o, a, b)} {float(p) * 100:.1f}%" for o, p in dist.items()
-        )
+        cells = ", ".join(f"{said(o)} {float(p) * 100:.1f}%" for o, p in dist.items())
         lines.append(f"{safe(a_label, 40)} vs {safe(b_label, 40)}: {cells}")
     return "\n".join(lines)
 

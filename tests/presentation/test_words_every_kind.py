@@ -8,12 +8,14 @@ plays steps, on a step number in one that plays rounds, and on any outcome code.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from fractions import Fraction
 from typing import Any
 
 import pytest
 
 from bot.presentation.discord_posts import render_message
 from bot.presentation.discord_replies import (
+    odds_text,
     receipt_text,
     round_closed_text,
     round_opened_text,
@@ -39,6 +41,7 @@ from bot.services.messages import (
 from bot.services.published import PublishedRound, publish
 from bot.services.views import (
     DuellistView,
+    DuelOdds,
     DuelView,
     RoundClosed,
     RoundOpened,
@@ -139,6 +142,9 @@ def step_texts(
     texts["/round close"] = round_closed_text(
         RoundClosed(view, number, published.outcome, published, "ab", "c0ffee", 7,
                     "commander")
+    )
+    texts["/duel odds"] = odds_text(
+        DuelOdds(view, (("x", "y", {code: Fraction(1, 2) for code in rules.words.ending}),))
     )
     result_view = round_result_view(published, round_no=number, duel_id=1)
     for m in (MARKDOWN, BBCODE):
