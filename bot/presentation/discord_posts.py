@@ -43,8 +43,8 @@ from bot.presentation.words import (
 )
 from bot.rules.base import Ruleset
 from bot.rules.terms import StepWords
-from bot.services.message_format import MAX_MOVE_BUTTONS
 from bot.services.messages import (
+    MAX_MOVE_BUTTONS,
     ChallengePost,
     DmClosed,
     DuelEnd,

@@ -60,6 +60,7 @@ class RoundOpen(OutboxMessage):
     """The channel's notice that a round (a step) is open."""
 
     KIND: ClassVar[str] = "round_open"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     duel_id: int
     round_no: int
     ruleset: str

@@ -62,6 +62,7 @@ class RoundPrompt(DirectMessage):
     """The DM asking a duellist for their move (or a step's choice)."""
 
     KIND: ClassVar[str] = "round_dm"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     commitment: str = ""  # the round's, as published in the channel
     deadline: datetime | None = None
     moves: tuple[MoveChoice, ...] = ()
@@ -108,6 +109,7 @@ def _opponent(f: Fields) -> str:
 @dataclass(frozen=True, slots=True)
 class Reminder(DirectMessage):
     KIND: ClassVar[str] = "reminder_dm"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     deadline: datetime | None = None
     moves: tuple[MoveChoice, ...] = ()
     words: StepWords | None = None
@@ -136,6 +138,7 @@ class PrivateNote(DirectMessage):
     """What only this duellist may learn from a step. A DM, never a channel post."""
 
     KIND: ClassVar[str] = "private_note"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     notes: tuple[str, ...] = ()
     words: StepWords | None = None
 

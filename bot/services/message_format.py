@@ -169,6 +169,10 @@ class OutboxMessage:
 
     KIND: ClassVar[str]
     VERSION: ClassVar[int] = 1
+    #: Fields added to a version after rows of it were written (issue 24's ``words``): read
+    #: leniently even from a versioned payload, so a post queued before an upgrade is still
+    #: delivered (its renderer falls back to the ruleset's neutral words).
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ()
     duel_id: int | None
 
     def body(self) -> dict[str, Any]:
