@@ -171,6 +171,15 @@ def round_closed_text(closed: RoundClosed) -> str:
     )
 
 
+def undone_reply(duel: DuelView) -> str:
+    """The `/round undo` reply: the duel as it now stands, in its ruleset's words."""
+    played = ruleset_words(duel.ruleset).round.count(duel.rounds_played)
+    return (
+        f"The last result of duel #{duel.id} was undone; the duel is {duel.live_text} with "
+        f"{played} played."
+    )
+
+
 def moves_help() -> str:
     """How to answer, in each ruleset's words (DM help)."""
     return " ".join(rules.help_text() for rules in registry.all_rulesets())
@@ -284,7 +293,8 @@ def duel_embed(duel: DuelView) -> discord.Embed:
             value=f"<@{d.user_id}>\n{fighter_text(rules, d.sheet)}",
         )
     embed.add_field(name="State", value=duel_state_text(duel), inline=False)
-    embed.add_field(name="Rounds played", value=str(duel.rounds_played))
+    played = capital(ruleset_words(duel.ruleset).round.many)
+    embed.add_field(name=f"{played} played", value=str(duel.rounds_played))
     embed.add_field(name="Channel", value=f"<#{duel.post_channel_id}>")
     embed.add_field(
         name="Rules fixed for this duel", value=rules_text(duel.ruleset, duel.options), inline=False
@@ -338,7 +348,8 @@ def duel_list_text(duels: list[DuelView], *, complete: bool = True) -> str:
     for d in duels:
         extra = ""
         if d.open_round is not None:
-            extra = f", round {d.open_round.number} open ({timestamp(d.open_round.deadline)})"
+            label = step_words_of(d.ruleset, d.open_round.number, d.open_round.words).label
+            extra = f", {label} open ({timestamp(d.open_round.deadline)})"
         lines.append(
             f"**#{d.id}** {safe(d.a.name)} vs {safe(d.b.name)}: {duel_state_text(d)}{extra}"
         )

@@ -33,6 +33,7 @@ from bot.presentation.discord_replies import (
     round_closed_text,
     round_opened_text,
     round_status_text,
+    undone_reply,
 )
 from bot.presentation.discord_text import safe
 from bot.rules import registry
@@ -445,11 +446,7 @@ class Commander(commands.Cog):
             reason=reason,
             round_no=round,
         )
-        await interaction.followup.send(
-            f"The last result of duel #{view.id} was undone; the duel is "
-            f"{view.live_text} with {view.rounds_played} round(s) played.",
-            ephemeral=True,
-        )
+        await interaction.followup.send(undone_reply(view), ephemeral=True)
 
 
 async def setup(bot: DuelBot) -> None:
