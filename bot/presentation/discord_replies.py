@@ -416,7 +416,9 @@ def open_rounds_text(rounds: Sequence[OpenDuelForUser]) -> str:
 
 def short_outcome(outcome: str, a_name: str, b_name: str) -> str:
     """An outcome id in a few words for a table cell ("a_wins" -> "Ann wins", "both_retreat"
-    -> "both retreat"): the ids name sides as a_/b_ in every ruleset."""
+    -> "both retreat", "forfeit_choice" -> "forfeit choice"): the ids name sides as a_/b_ in
+    every ruleset; no code is shown as it is stored. (Not the ruleset's sentence: a cell is
+    short, and a sentence such as "Both duellists retreat" would read as a move.)"""
     words = outcome.split("_")
     if words and words[0] in ("a", "b"):
         words[0] = a_name if words[0] == "a" else b_name
@@ -427,17 +429,11 @@ def odds_text(odds: DuelOdds) -> str:
     """A compact odds table for Discord (percentages; exact fractions are in the CLI)."""
     duel = odds.duel
     a, b = safe(duel.a.name, 30), safe(duel.b.name, 30)
-    rules = registry.get_or_none(duel.ruleset)
-
-    def said(outcome: str) -> str:
-        # The ruleset's sentence for the outcome, never its code ("forfeit_choice").
-        if rules is None:
-            return short_outcome(outcome, a, b)
-        return rules.outcome_sentence(outcome, a, b)
-
     lines = []
     for a_label, b_label, dist in odds.rows:
-        cells = ", ".join(f"{said(o)} {float(p) * 100:.1f}%" for o, p in dist.items())
+        cells = ", ".join(
+            f"{short_outcome(o, a, b)} {float(p) * 100:.1f}%" for o, p in dist.items()
+        )
         lines.append(f"{safe(a_label, 40)} vs {safe(b_label, 40)}: {cells}")
     return "\n".join(lines)
 

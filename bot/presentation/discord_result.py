@@ -19,6 +19,7 @@ import discord
 from bot.presentation.discord_text import FIELD_VALUE_MAX, safe, truncate
 from bot.presentation.views import RollLine, RoundResultView
 from bot.presentation.words import capital, ruleset_or_none
+from bot.rules.base import Ruleset
 
 COLOUR_RESULT = discord.Colour.gold()
 
@@ -81,9 +82,11 @@ def _dice_groups(rolls: Sequence[RollLine], show_sides: bool) -> str:
     return "; ".join(shown)
 
 
-def moves_and_dice(view: RoundResultView, names: Mapping[str, str]) -> list[str]:
-    """One line per duellist: their move and the dice they rolled; then dice of no side."""
-    rules = ruleset_or_none(view.ruleset)
+def moves_and_dice(
+    view: RoundResultView, names: Mapping[str, str], rules: Ruleset | None
+) -> list[str]:
+    """One line per duellist: their move and the dice they rolled; then dice of no side.
+    ``rules``: the result's ruleset (None when it is not registered)."""
     # A ruleset that rolls one kind of die (By This Axe: d6) need not say it on every roll.
     show_sides = rules is None or len(rules.dice) != 1
     lines = []
@@ -146,7 +149,10 @@ def result_embed(view: RoundResultView) -> discord.Embed:
     names = {f.side: safe(f.name) for f in (view.a, view.b)}
     label = view.label or f"round {view.round_no}"
     lines = [f"**{safe(view.sentence, 300)}.**"]
-    lines += moves_and_dice(view, names)
+    # The ruleset, asked once for the whole embed.
+    rules = ruleset_or_none(view.ruleset)
+    cited = rules.short_name() if rules is not None else ""
+    lines += moves_and_dice(view, names, rules)
     facts = [f"{safe(label, 60)}: **{safe(value, 100)}**" for label, value in view.facts]
     if facts:
         lines.append(" · ".join(facts))
@@ -168,12 +174,9 @@ def result_embed(view: RoundResultView) -> discord.Embed:
         description="\n".join(lines),
         colour=COLOUR_RESULT,
     )
-    rules = ruleset_or_none(view.ruleset)
-    cited = rules.short_name() if rules is not None else ""
     shown_log = log_lines(view, cited) if cited else [f"• {safe(x, 900)}" for x in view.log]
-    for name, value in line_fields(
-        f"Adjudication ({ruleset_name(view.ruleset)})", shown_log or ["—"], 3
-    ):
+    cited_as = safe(cited, 60) if rules is not None else safe(view.ruleset, 40)
+    for name, value in line_fields(f"Adjudication ({cited_as})", shown_log or ["—"], 3):
         embed.add_field(name=name, value=value, inline=False)
     footer = footer_line(view)
     if footer is not None:
