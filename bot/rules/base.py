@@ -423,7 +423,7 @@ class Ruleset(ABC):
 
     def status_notes(self, state: Mapping[str, Any]) -> tuple[str, ...]:
         """What a live duel's status says beyond "live", from its stored state
-        (``state.to_dict()``), in plain words (rule 2.14: "locked in combat"). None by
+        (``state.to_dict()``), in plain words (rule 2.14: "locked in combat"). Nothing by
         default."""
         return ()
 
