@@ -220,12 +220,13 @@ def round_undone(message: RoundUndone) -> tuple[str | None, list[discord.Embed]]
     # internal id is shown to people (issue 24); the undone result stays in the history.
     by = message.undone_by
     who = f"<@{by}>" if by is not None else "A commander"
+    words = message.words or StepWords(f"round {round_no}")
     embed = discord.Embed(
-        title=f"{duel_ref(message.duel_id)}: round {round_no} undone",
+        title=f"{duel_ref(message.duel_id)}: {words.label} undone",
         description=(
-            f"{who} voided the result of round {round_no}. The duel is back to "
-            "where it stood before that round; the undone result stays in the history, and "
-            "the next result says that it follows this undo."
+            f"{who} voided the result of {words.label}. The duel is back to "
+            f"where it stood before that {words.round}; the undone result stays in the "
+            "history, and the next result says that it follows this undo."
         ),
         colour=COLOUR_WARN,
     )
@@ -240,8 +241,9 @@ def duel_end(message: DuelEnd) -> tuple[str | None, list[discord.Embed]]:
     reason = safe(message.reason or "no reason given", 400)
     lines = [f"Ended by a commander. Reason: {reason}"]
     if message.cancelled_round is not None:
+        words = message.words or StepWords(f"round {message.cancelled_round}")
         lines.append(
-            f"Round {message.cancelled_round} was cancelled unresolved; its moves stay sealed."
+            f"{capital(words.label)} was cancelled unresolved; its {words.move}s stay sealed."
         )
     embed = discord.Embed(
         title=f"{duel_ref(message.duel_id)} has ended: {a} vs {b}",

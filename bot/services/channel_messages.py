@@ -190,11 +190,14 @@ class RoundResultPost(OutboxMessage):
 @dataclass(frozen=True, slots=True)
 class RoundUndone(OutboxMessage):
     KIND: ClassVar[str] = "round_undone"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     duel_id: int
     round_no: int
     outcome: str | None
     undone_by: int | None
     reason: str | None
+    # The undone round (step) in its ruleset's words (None: written before issue 24).
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
@@ -203,6 +206,7 @@ class RoundUndone(OutboxMessage):
             "outcome": self.outcome,
             "undone_by": self.undone_by,
             "reason": self.reason,
+            "words": words_json(self.words),
         }
 
     @classmethod
@@ -213,6 +217,7 @@ class RoundUndone(OutboxMessage):
             f.opt_text("outcome"),
             f.opt_integer("undone_by"),
             f.opt_text("reason"),
+            read_step_words(f),
         )
 
 
@@ -221,11 +226,14 @@ class DuelEnd(OutboxMessage):
     """A duel ended by a commander (an ending by result is said by the round result)."""
 
     KIND: ClassVar[str] = "duel_end"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     duel_id: int
     a: Party
     b: Party
     reason: str | None
     cancelled_round: int | None
+    # The cancelled round (step) in its ruleset's words (None: none, or written before).
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
@@ -234,6 +242,7 @@ class DuelEnd(OutboxMessage):
             "b": self.b.to_json(),
             "reason": self.reason,
             "cancelled_round": self.cancelled_round,
+            "words": words_json(self.words),
         }
 
     @classmethod
@@ -244,6 +253,7 @@ class DuelEnd(OutboxMessage):
             f.party("b"),
             f.opt_text("reason"),
             f.opt_integer("cancelled_round"),
+            read_step_words(f),
         )
 
 

@@ -28,6 +28,7 @@ from bot.rules.base import Ruleset
 from bot.rules.dice import FairDice
 from bot.rules.terms import SIDES, Fighter, Side
 from bot.services.messages import (
+    DuelEnd,
     DuelStart,
     MoveChoice,
     OutboxMessage,
@@ -37,6 +38,7 @@ from bot.services.messages import (
     RoundOpen,
     RoundPrompt,
     RoundResultPost,
+    RoundUndone,
 )
 from bot.services.published import PublishedRound, publish
 from bot.services.views import (
@@ -139,6 +141,8 @@ def step_texts(
         RoundResultPost(1, 1, number, a, b, published, published.winner_name, "ab" * 32,
                         "c0ffee", None, "commander", published.ended)
     )
+    texts["undo post"] = shown(RoundUndone(1, number, published.outcome, 7, "oops", words))
+    texts["end post"] = shown(DuelEnd(1, a, b, "enough", number, words))
     texts["/round close"] = round_closed_text(
         RoundClosed(view, number, published.outcome, published, "ab", "c0ffee", 7,
                     "commander")
@@ -209,6 +213,8 @@ def test_by_this_axe_forfeit_choice_is_a_step_of_its_round() -> None:
     assert published.labels.of(other).startswith("Attack 5, Parry 6, Trick 1"), published
     assert "no allotment" not in texts["result post"], texts["result post"]
     assert "## Round 1, forfeit choice" in texts["export markdown"], texts["export markdown"]
+    assert "round 1, forfeit choice undone" in texts["undo post"], texts["undo post"]
+    assert "Round 1, forfeit choice was cancelled unresolved" in texts["end post"]
 
 
 def test_the_checker_fails_on_what_issue_24_saw() -> None:
