@@ -359,18 +359,25 @@ def duel_list_text(duels: list[DuelView], *, complete: bool = True) -> str:
 def history_text(history: DuelHistory) -> str:
     view = history_view(history)
     duel = view.duel
+    noun = ruleset_words(duel.ruleset).round
     head = [f"**{duel_title(duel)}**: {duel_state_text(duel)}"]
     if not view.rounds:
-        head.append("No rounds yet.")
+        head.append(f"No {noun.many} yet.")
     lines: list[str] = []
     for r in view.rounds:
         if r.status == "open":
+            opened = duel.open_round
+            words = step_words_of(
+                duel.ruleset,
+                r.number,
+                opened.words if opened is not None and opened.number == r.number else None,
+            )
             lines.append(
-                f"Round {r.number}: open, deadline {deadline_text(r.deadline)}\n"
+                f"{capital(words.label)}: open, deadline {deadline_text(r.deadline, words)}\n"
                 f"  commitment `{r.commitment}`"
             )
         elif r.status == "cancelled":
-            lines.append(f"Round {r.number}: cancelled when the duel was ended")
+            lines.append(f"{capital(noun.one)} {r.number}: cancelled when the duel was ended")
         elif r.result is not None:
             result = r.result
             moves = f"{result.a.move} vs {result.b.move}"
@@ -382,20 +389,21 @@ def history_text(history: DuelHistory) -> str:
             after = (
                 ""
                 if r.follows_undo_of is None
-                else f" [after the undo of round {r.follows_undo_of}]"
+                else f" [after the undo of {noun.one} {r.follows_undo_of}]"
             )
             # The seed and commitment in full: a result post shows them shortened.
             fairness = (f"seed `{result.seed}` · " if result.seed else "") + (
                 f"commitment `{r.commitment}`"
             )
             # The round's line is cut, never its fairness line (LINE_MAX for both).
+            name = capital(result.label or f"{noun.one} {r.number}")
             said = truncate(
-                f"{capital(result.label or f'round {r.number}')}{undone}{after}: {moves}: {text}",
+                f"{name}{undone}{after}: {moves}: {text}",
                 LINE_MAX - len(fairness) - 3,
             )
             lines.append(f"{said}\n  {fairness}")
         else:
-            lines.append(f"Round {r.number}: {r.status}")
+            lines.append(f"{capital(noun.one)} {r.number}: {r.status}")
     # Oldest first; when the rounds do not fit, the newest stay and the oldest are counted.
     return fit_lines(head, lines, keep="last", note=earlier_note)
 

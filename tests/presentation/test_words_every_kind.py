@@ -15,6 +15,7 @@ import pytest
 
 from bot.presentation.discord_posts import render_message
 from bot.presentation.discord_replies import (
+    history_text,
     odds_text,
     receipt_text,
     round_closed_text,
@@ -42,11 +43,13 @@ from bot.services.messages import (
 )
 from bot.services.published import PublishedRound, publish
 from bot.services.views import (
+    DuelHistory,
     DuellistView,
     DuelOdds,
     DuelView,
     RoundClosed,
     RoundOpened,
+    RoundRecord,
     RoundStatus,
     SubmissionReceipt,
 )
@@ -141,6 +144,13 @@ def step_texts(
         RoundResultPost(1, 1, number, a, b, published, published.winner_name, "ab" * 32,
                         "c0ffee", None, "commander", published.ended)
     )
+    records = (
+        RoundRecord(number, "closed", 7, NOW, None, "c0ffee", 7, NOW, "commander",
+                    published.outcome, published, "ab" * 32, None, None),
+        RoundRecord(number + 1, "open", 7, NOW, None, "c0ffee", None, None, None, None, None,
+                    None, None, None),
+    )
+    texts["/duel history"] = history_text(DuelHistory(view, records))
     texts["undo post"] = shown(RoundUndone(1, number, published.outcome, 7, "oops", words))
     texts["end post"] = shown(DuelEnd(1, a, b, "enough", number, words))
     texts["/round close"] = round_closed_text(
