@@ -41,7 +41,11 @@ def adjudication_dict(result: AnyResult, *, seed: str, commitment: str) -> dict[
     return {
         "outcome": published.outcome,
         "winner": published.winner_name,
-        "locked": published.locked,
+        # The short adjudicate shape's lock (rule 2.14's, the default ruleset's shape): the
+        # result's own when it has one, else its state's (False for a game without one).
+        "locked": result.locked
+        if isinstance(result, RoundResult)
+        else bool(published.state.get("locked", False)),
         "rolls": [
             {
                 "label": r.label,

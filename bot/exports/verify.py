@@ -25,6 +25,10 @@ from bot.rules.errors import RulesError
 #: The parts of a result re-adjudication reproduces, in the order they are compared (the
 #: log is left out: its wording may change between versions; it follows from the rest).
 COMPARED = ("choices", "outcome", "winner", "ended", "locked", "rolls", "state")
+#: Compared only when the published result holds it: results published before issue 24
+#: repeated rule 2.14's lock at the top; it now lives in that ruleset's state alone (which
+#: is compared).
+COMPARED_WHEN_PUBLISHED = ("locked",)
 ROLL_FIELDS = ("label", "sides", "value", "for", "purpose")
 #: Below this chance that a wrong seed re-derives every roll, a commitment that does not
 #: match a seed which re-derives them is said to be the changed one.
@@ -359,6 +363,8 @@ def _readjudicate(
             return
         expected = rules.public_result(redone.to_dict())
     for key in COMPARED:
+        if key in COMPARED_WHEN_PUBLISHED and key not in result:
+            continue
         found = first_difference(result.get(key, "(missing)"), expected.get(key), key)
         if found is not None:
             where, got, want = found

@@ -33,9 +33,18 @@ from bot.presentation.discord_text import (
     truncate,
 )
 from bot.presentation.views import round_result_of_post
-from bot.presentation.words import rules_in_force, ruleset_or_none
+from bot.presentation.words import (
+    capital,
+    closes_text,
+    rules_in_force,
+    ruleset_or_none,
+    ruleset_words,
+    step_words_of,
+)
 from bot.rules.base import Ruleset
+from bot.rules.terms import StepWords
 from bot.services.messages import (
+    MAX_MOVE_BUTTONS,
     ChallengePost,
     DmClosed,
     DuelEnd,
@@ -112,14 +121,23 @@ def _finish(
 def duel_start(message: DuelStart) -> tuple[str | None, list[discord.Embed]]:
     a, b = _name(message.a), _name(message.b)
     rules = ruleset_or_none(message.ruleset)
+    words = ruleset_words(message.ruleset)
+    rnd, moves = words.round.one, words.move.many
+    if words.closes == "itself":
+        how = (
+            f"A commander opens {rnd} 1; each {rnd} then closes by itself as soon as the "
+            f"awaited duellists have chosen, and the next opens. The duellists send their "
+            f"{moves} to the bot by DM (or `/move`); a secret one stays secret until its {rnd} "
+            "closes."
+        )
+    else:
+        how = (
+            f"A commander opens each {rnd}; the duellists send their {moves} to the bot by DM "
+            f"(or `/move`), and the {moves} stay secret until the {rnd} closes."
+        )
     embed = discord.Embed(
         title=f"{duel_ref(message.duel_id)}: {a} vs {b}",
-        description=(
-            f"A duel begins under {ruleset_name(message.ruleset)}. A commander opens each "
-            "round; the duellists send "
-            "their moves to the bot by DM (or `/move`), and the moves stay secret until the "
-            "round closes."
-        ),
+        description=f"A duel begins under {ruleset_name(message.ruleset)}. {how}",
         colour=COLOUR_INFO,
     )
     for side, party in (("a", message.a), ("b", message.b)):
@@ -157,11 +175,11 @@ def fighter_text(rules: Ruleset | None, stats: Mapping[str, Any]) -> str:
 
 def round_open(message: RoundOpen) -> tuple[str | None, list[discord.Embed]]:
     a, b = _name(message.a), _name(message.b)
-    round_no = message.round_no
+    words = step_words_of(message.ruleset, message.round_no, message.words)
     when = (
         f"Deadline: {timestamp(message.deadline)}."
         if message.deadline is not None
-        else "No deadline: a commander closes the round."
+        else f"No deadline: {closes_text(words)}."
     )
     if message.awaiting is not None:
         # A step of a multi-step duel (FoEQ): only the awaited duellists choose now.
@@ -173,19 +191,21 @@ def round_open(message: RoundOpen) -> tuple[str | None, list[discord.Embed]]:
         )
     else:
         how = (
-            "Duellists: send your move to the bot by DM (use the buttons in its message, or "
-            f"type the move), or use `/move duel:{message.duel_id}` here. Moves stay "
-            "secret until the round closes."
+            f"Duellists: send your {words.move} to the bot by DM (use the buttons in its "
+            f"message, or type the {words.move}), or use `/move duel:{message.duel_id}` here. "
+            f"{capital(words.move)}s stay secret until the {words.round} closes."
         )
     embed = discord.Embed(
-        title=f"{duel_ref(message.duel_id)}, round {round_no} is open: {a} vs {b}",
+        title=f"{duel_ref(message.duel_id)}, {words.label} is open: {a} vs {b}",
         description=f"{when}\n\n{how}",
         colour=COLOUR_INFO,
     )
     # In full (the reveal is checked against it), in the footer's small type (issue 26).
-    embed.set_footer(text=f"commitment (SHA-256 of this round's secret seed): {message.commitment}")
+    embed.set_footer(
+        text=f"commitment (SHA-256 of this {words.round}'s secret seed): {message.commitment}"
+    )
     mentions = _mentions(message.a, message.b)
-    content = f"{mentions}: round {round_no} of duel #{message.duel_id} is open."
+    content = f"{mentions}: {words.label} of duel #{message.duel_id} is open."
     return (content if mentions else None), [embed]
 
 
@@ -200,12 +220,13 @@ def round_undone(message: RoundUndone) -> tuple[str | None, list[discord.Embed]]
     # internal id is shown to people (issue 24); the undone result stays in the history.
     by = message.undone_by
     who = f"<@{by}>" if by is not None else "A commander"
+    words = message.words or StepWords(f"round {round_no}")
     embed = discord.Embed(
-        title=f"{duel_ref(message.duel_id)}: round {round_no} undone",
+        title=f"{duel_ref(message.duel_id)}: {words.label} undone",
         description=(
-            f"{who} voided the result of round {round_no}. The duel is back to "
-            "where it stood before that round; the undone result stays in the history, and "
-            "the next result says that it follows this undo."
+            f"{who} voided the result of {words.label}. The duel is back to "
+            f"where it stood before that {words.round}; the undone result stays in the "
+            "history, and the next result says that it follows this undo."
         ),
         colour=COLOUR_WARN,
     )
@@ -220,8 +241,9 @@ def duel_end(message: DuelEnd) -> tuple[str | None, list[discord.Embed]]:
     reason = safe(message.reason or "no reason given", 400)
     lines = [f"Ended by a commander. Reason: {reason}"]
     if message.cancelled_round is not None:
+        words = message.words or StepWords(f"round {message.cancelled_round}")
         lines.append(
-            f"Round {message.cancelled_round} was cancelled unresolved; its moves stay sealed."
+            f"{capital(words.label)} was cancelled unresolved; its {words.move}s stay sealed."
         )
     embed = discord.Embed(
         title=f"{duel_ref(message.duel_id)} has ended: {a} vs {b}",
@@ -240,7 +262,8 @@ def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
     lines.extend(f"**{safe(sentence, 300)}.**" for sentence in message.penalties)
     lines.extend(safe(line, 300) for line in message.log)
     if message.duel_id is not None:
-        lines.append(f"Duel #{message.duel_id} begins: a commander opens round 1.")
+        first = ruleset_words(message.ruleset).round.one
+        lines.append(f"Duel #{message.duel_id} begins: a commander opens {first} 1.")
     roll = message.revealed_roll
     if roll is not None:
         lines.append(f"Roll: d{safe(roll.sides, 6)} = **{safe(roll.value, 6)}**.")
@@ -276,20 +299,20 @@ def dm_closed(message: DmClosed) -> tuple[str | None, list[discord.Embed]]:
 # -- DMs ------------------------------------------------------------------------------
 
 
-def _deadline_text(deadline: datetime | None) -> str:
+def _deadline_text(deadline: datetime | None, words: StepWords) -> str:
     if deadline is None:
-        return "There is no deadline: a commander closes the round."
+        return f"There is no deadline: {closes_text(words)}."
     return f"Deadline: {timestamp(deadline)}."
 
 
-MAX_BUTTONS = 25
+MAX_BUTTONS = MAX_MOVE_BUTTONS
 LABEL_MAX = 80  # characters of a button label
 
 
-def _how_to_move(moves: tuple[MoveChoice, ...]) -> str:
-    if len(moves) > MAX_BUTTONS:
-        return "Reply with your move as text"
-    return "Pick your move with a button below, or reply with its name"
+def _how_to_move(moves: tuple[MoveChoice, ...], noun: str = "move") -> str:
+    if not moves or len(moves) > MAX_BUTTONS:
+        return f"Reply with your {noun} as text"
+    return f"Pick your {noun} with a button below, or reply with its name"
 
 
 _CODE_SPAN = re.compile(r"`([^`]{1,40})`")
@@ -321,7 +344,8 @@ def _help_of(ruleset_id: str) -> str:
 
 
 def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
-    duel_id, round_no = message.duel_id, message.round_no
+    duel_id = message.duel_id
+    words = step_words_of(message.ruleset, message.round_no, message.words)
     opponent = safe(message.opponent)
     if message.prompt:
         # A step of a multi-step duel (FoEQ): the ruleset says what is asked.
@@ -331,10 +355,10 @@ def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
             else "This choice is made in the open: it is shown in the result."
         )
         embed = discord.Embed(
-            title=f"Duel #{duel_id}, step {round_no}: your choice",
+            title=f"Duel #{duel_id}, {words.label}: your choice",
             description=(
-                f"You are duelling **{opponent}**. {_deadline_text(message.deadline)}\n\n"
-                f"{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves)} "
+                f"You are duelling **{opponent}**. {_deadline_text(message.deadline, words)}"
+                f"\n\n{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves, 'choice')} "
                 f"(`#{duel_id} ...` first if you are in several duels). {secrecy}"
             ),
             colour=COLOUR_INFO,
@@ -342,12 +366,13 @@ def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
         return None, [embed]
     example = _example_move(message)
     embed = discord.Embed(
-        title=f"Duel #{duel_id}, round {round_no}: your move",
+        title=f"Duel #{duel_id}, {words.label}: your {words.move}",
         description=(
-            f"You are duelling **{opponent}**. {_deadline_text(message.deadline)}\n\n"
-            f"{_how_to_move(message.moves)} (for example `{example}`, or "
+            f"You are duelling **{opponent}**. {_deadline_text(message.deadline, words)}\n\n"
+            f"{_how_to_move(message.moves, words.move)} (for example `{example}`, or "
             f"`#{duel_id} {example}` if you are in several duels). "
-            "Your move stays secret until the round closes." + _help_paragraph(message)
+            f"Your {words.move} stays secret until the {words.round} closes."
+            + _help_paragraph(message)
         ),
         colour=COLOUR_INFO,
     )
@@ -355,13 +380,14 @@ def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
 
 
 def reminder(message: Reminder) -> tuple[str | None, list[discord.Embed]]:
-    duel_id, round_no = message.duel_id, message.round_no
+    duel_id = message.duel_id
+    words = step_words_of(message.ruleset, message.round_no, message.words)
     embed = discord.Embed(
-        title=f"Reminder: duel #{duel_id}, round {round_no}",
+        title=f"Reminder: duel #{duel_id}, {words.label}",
         description=(
-            f"You have not sent a move yet for round {round_no} against "
-            f"**{safe(message.opponent)}**.\n{_deadline_text(message.deadline)}\n\n"
-            f"{_how_to_move(message.moves)}."
+            f"You have not sent a {words.move} yet for {words.label} against "
+            f"**{safe(message.opponent)}**.\n{_deadline_text(message.deadline, words)}\n\n"
+            f"{_how_to_move(message.moves, words.move)}."
         ),
         colour=COLOUR_WARN,
     )
@@ -373,7 +399,9 @@ def private_note(message: PrivateNote) -> tuple[str | None, list[discord.Embed]]
     opponent's Style learnt...). A DM, never a channel post."""
     lines = [f"• {truncate(note, 500)}" for note in message.notes]
     embed = discord.Embed(
-        title=f"Duel #{message.duel_id}, step {message.round_no}: for your eyes only",
+        title=f"Duel #{message.duel_id}, "
+        f"{step_words_of(message.ruleset, message.round_no, message.words).label}: "
+        "for your eyes only",
         description="\n".join(lines) or "—",
         colour=COLOUR_INFO,
     )

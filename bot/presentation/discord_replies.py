@@ -14,9 +14,16 @@ import discord
 from bot.presentation.discord_posts import fighter_text, rules_text
 from bot.presentation.discord_text import ELLIPSIS, safe, timestamp, truncate
 from bot.presentation.views import history_view
-from bot.presentation.words import undone_note
+from bot.presentation.words import (
+    capital,
+    closes_text,
+    ruleset_words,
+    step_words_of,
+    undone_note,
+)
 from bot.rules import registry
 from bot.rules.capabilities import HouseRules, capability
+from bot.rules.terms import StepWords
 from bot.services.views import (
     ChallengeOutcome,
     DuelHistory,
@@ -24,6 +31,8 @@ from bot.services.views import (
     DuelView,
     OpenDuelForUser,
     ProfileView,
+    RoundClosed,
+    RoundOpened,
     RoundStatus,
     SettingsView,
     SubmissionReceipt,
@@ -85,25 +94,91 @@ def fit_lines(
     return "\n".join(head + middle + tail)[:limit]
 
 
-def deadline_text(when: datetime | None) -> str:
+def deadline_text(when: datetime | None, words: StepWords | None = None) -> str:
     if when is None:
-        return "no deadline (the commander closes the round)"
+        if words is not None and words.closes == "itself":
+            return f"no deadline ({closes_text(words)})"
+        return f"no deadline (the commander closes the {words.round if words else 'round'})"
     return timestamp(when)
 
 
 def receipt_text(receipt: SubmissionReceipt) -> str:
-    where = f"duel #{receipt.duel_id}, round {receipt.round_no}"
+    words = receipt.words or step_words_of(None, receipt.round_no, None)
+    where = f"duel #{receipt.duel_id}, {words.label}"
+    noun = capital(words.move)
     if receipt.changed_from is not None:
         before = receipt.changed_from_label or receipt.changed_from
-        head = f"Move changed from **{before}** to **{receipt.move_label}** for {where}."
+        head = f"{noun} changed from **{before}** to **{receipt.move_label}** for {where}."
     else:
-        head = f"Move received: **{receipt.move_label}** for {where}."
-    lines = [head, f"Deadline: {deadline_text(receipt.deadline)}."]
+        head = f"{noun} received: **{receipt.move_label}** for {where}."
+    lines = [head, f"Deadline: {deadline_text(receipt.deadline, words)}."]
     if receipt.closed is not None:
-        lines.append("All moves are in: the round has closed and the result is being posted.")
+        lines.append(
+            f"All awaited {words.move}s are in: the {words.round} has closed and the result "
+            "is being posted."
+            if words.closes == "itself"
+            else f"All {words.move}s are in: the {words.round} has closed and the result is "
+            "being posted."
+        )
     else:
-        lines.append("Your move stays secret until the round closes.")
+        lines.append(f"Your {words.move} stays secret until the {words.round} closes.")
     return "\n".join(lines)
+
+
+def round_opened_text(opened: RoundOpened) -> str:
+    """The `/round open` reply: the round (step) in its ruleset's words, its deadline and
+    commitment, and what the awaited duellists are sent: move buttons only to those whose
+    prompt has them."""
+    duel = opened.duel
+    words = step_words_of(duel.ruleset, opened.round_no, opened.words)
+    names = {side: safe(duel.duellist(side).name) for side in ("a", "b")}
+
+    def who(sides: tuple[str, ...]) -> str:
+        if len(sides) == 2:
+            return "Both duellists are"
+        return " and ".join(names[s] for s in sides) + " is"
+
+    buttons = tuple(s for s in opened.awaiting if s in opened.with_buttons)
+    typed = tuple(s for s in opened.awaiting if s not in opened.with_buttons)
+    sent = []
+    if buttons:
+        sent.append(f"{who(buttons)} being sent their {words.move} buttons by DM.")
+    if typed:
+        sent.append(
+            f"{who(typed)} being sent a prompt by DM, to answer with the {words.move} as text."
+        )
+    if not opened.awaiting:
+        sent.append("Nobody is asked to choose.")
+    return (
+        f"{capital(words.label)} of duel #{duel.id} is open. Deadline: "
+        f"{deadline_text(opened.deadline, words)}.\nCommitment: `{opened.commitment}`\n"
+        + " ".join(sent)
+    )
+
+
+def round_closed_text(closed: RoundClosed) -> str:
+    """The `/round close` reply, in the ruleset's words."""
+    duel = closed.duel
+    noun = ruleset_words(duel.ruleset).round.one
+    label = closed.result.label or f"{noun} {closed.round_no}"
+    # Said when the result ended the duel: no next round to open (the sandbox's guide
+    # moves on to the export on these words).
+    over = ""
+    if duel.status == "ended":
+        over = f" The duel is over: no {noun} opens after this one."
+    return (
+        f"{capital(label)} of duel #{duel.id} is closed; the result is being posted "
+        f"in <#{duel.post_channel_id}>.{over}"
+    )
+
+
+def undone_reply(duel: DuelView) -> str:
+    """The `/round undo` reply: the duel as it now stands, in its ruleset's words."""
+    played = ruleset_words(duel.ruleset).round.count(duel.rounds_played)
+    return (
+        f"The last result of duel #{duel.id} was undone; the duel is {duel.live_text} with "
+        f"{played} played."
+    )
 
 
 def moves_help() -> str:
@@ -208,7 +283,7 @@ def duel_state_text(duel: DuelView) -> str:
         if duel.winner is not None:
             return f"ended: **{safe(duel.duellist(duel.winner).name)}** won"
         return f"ended: {safe(duel.end_reason or 'no winner', 300)}"
-    return "live, locked in combat" if duel.locked else "live"
+    return duel.live_text
 
 
 def duel_embed(duel: DuelView) -> discord.Embed:
@@ -220,20 +295,22 @@ def duel_embed(duel: DuelView) -> discord.Embed:
             value=f"<@{d.user_id}>\n{fighter_text(rules, d.sheet)}",
         )
     embed.add_field(name="State", value=duel_state_text(duel), inline=False)
-    embed.add_field(name="Rounds played", value=str(duel.rounds_played))
+    played = capital(ruleset_words(duel.ruleset).round.many)
+    embed.add_field(name=f"{played} played", value=str(duel.rounds_played))
     embed.add_field(name="Channel", value=f"<#{duel.post_channel_id}>")
     embed.add_field(
         name="Rules fixed for this duel", value=rules_text(duel.ruleset, duel.options), inline=False
     )
     if duel.open_round is not None:
         r = duel.open_round
+        words = step_words_of(duel.ruleset, r.number, r.words)
         moved = [
             f"{safe(duel.duellist(s).name)}: {'moved' if r.submitted[s] else 'waiting'}"
             for s in ("a", "b")
         ]
         embed.add_field(
-            name=f"Round {r.number} (open)",
-            value=f"Deadline: {deadline_text(r.deadline)}\n"
+            name=f"{capital(words.label)} (open)",
+            value=f"Deadline: {deadline_text(r.deadline, words)}\n"
             + "\n".join(moved)
             + f"\nCommitment: `{r.commitment}`",
             inline=False,
@@ -243,16 +320,22 @@ def duel_embed(duel: DuelView) -> discord.Embed:
 
 def round_status_text(status: RoundStatus) -> str:
     duel = status.duel
+    words = step_words_of(duel.ruleset, status.round_no or 0, status.words)
     if not status.is_open:
-        last = f"round {status.round_no} was the last" if status.round_no else "no round yet"
-        return (
-            f"{duel_title(duel)}: no round is open ({last}); the duel is {duel_state_text(duel)}."
+        last = (
+            f"{words.label} was the last" if status.round_no else f"no {words.round} yet"
         )
-    lines = [f"{duel_title(duel)}, round {status.round_no}: open."]
-    lines.append(f"Deadline: {deadline_text(status.deadline)}.")
+        return (
+            f"{duel_title(duel)}: no {words.round} is open ({last}); the duel is "
+            f"{duel_state_text(duel)}."
+        )
+    lines = [f"{duel_title(duel)}, {words.label}: open."]
+    lines.append(f"Deadline: {deadline_text(status.deadline, words)}.")
     for side in ("a", "b"):
         who = safe(duel.duellist(side).name)
-        state = "has sent a move" if status.submitted.get(side) else "has not moved yet"
+        state = (
+            f"has sent a {words.move}" if status.submitted.get(side) else "has not moved yet"
+        )
         lines.append(f"- {who} {state}")
     return "\n".join(lines)
 
@@ -267,7 +350,8 @@ def duel_list_text(duels: list[DuelView], *, complete: bool = True) -> str:
     for d in duels:
         extra = ""
         if d.open_round is not None:
-            extra = f", round {d.open_round.number} open ({timestamp(d.open_round.deadline)})"
+            label = step_words_of(d.ruleset, d.open_round.number, d.open_round.words).label
+            extra = f", {label} open ({timestamp(d.open_round.deadline)})"
         lines.append(
             f"**#{d.id}** {safe(d.a.name)} vs {safe(d.b.name)}: {duel_state_text(d)}{extra}"
         )
@@ -277,22 +361,29 @@ def duel_list_text(duels: list[DuelView], *, complete: bool = True) -> str:
 def history_text(history: DuelHistory) -> str:
     view = history_view(history)
     duel = view.duel
+    noun = ruleset_words(duel.ruleset).round
     head = [f"**{duel_title(duel)}**: {duel_state_text(duel)}"]
     if not view.rounds:
-        head.append("No rounds yet.")
+        head.append(f"No {noun.many} yet.")
     lines: list[str] = []
     for r in view.rounds:
         if r.status == "open":
+            opened = duel.open_round
+            words = step_words_of(
+                duel.ruleset,
+                r.number,
+                opened.words if opened is not None and opened.number == r.number else None,
+            )
             lines.append(
-                f"Round {r.number}: open, deadline {deadline_text(r.deadline)}\n"
+                f"{capital(words.label)}: open, deadline {deadline_text(r.deadline, words)}\n"
                 f"  commitment `{r.commitment}`"
             )
         elif r.status == "cancelled":
-            lines.append(f"Round {r.number}: cancelled when the duel was ended")
+            lines.append(f"{capital(noun.one)} {r.number}: cancelled when the duel was ended")
         elif r.result is not None:
             result = r.result
             moves = f"{result.a.move} vs {result.b.move}"
-            text = result.outcome_sentence(safe(duel.a.name), safe(duel.b.name))
+            text = safe(result.sentence, 300)
             undone = ""
             if r.status == "undone":
                 by = f"<@{r.undone_by}>" if r.undone_by is not None else None
@@ -300,19 +391,21 @@ def history_text(history: DuelHistory) -> str:
             after = (
                 ""
                 if r.follows_undo_of is None
-                else f" [after the undo of round {r.follows_undo_of}]"
+                else f" [after the undo of {noun.one} {r.follows_undo_of}]"
             )
             # The seed and commitment in full: a result post shows them shortened.
             fairness = (f"seed `{result.seed}` · " if result.seed else "") + (
                 f"commitment `{r.commitment}`"
             )
             # The round's line is cut, never its fairness line (LINE_MAX for both).
+            name = capital(result.label or f"{noun.one} {r.number}")
             said = truncate(
-                f"Round {r.number}{undone}{after}: {moves}: {text}", LINE_MAX - len(fairness) - 3
+                f"{name}{undone}{after}: {moves}: {text}",
+                LINE_MAX - len(fairness) - 3,
             )
             lines.append(f"{said}\n  {fairness}")
         else:
-            lines.append(f"Round {r.number}: {r.status}")
+            lines.append(f"{capital(noun.one)} {r.number}: {r.status}")
     # Oldest first; when the rounds do not fit, the newest stay and the oldest are counted.
     return fit_lines(head, lines, keep="last", note=earlier_note)
 
@@ -333,7 +426,9 @@ def open_rounds_text(rounds: Sequence[OpenDuelForUser]) -> str:
 
 def short_outcome(outcome: str, a_name: str, b_name: str) -> str:
     """An outcome id in a few words for a table cell ("a_wins" -> "Ann wins", "both_retreat"
-    -> "both retreat"): the ids name sides as a_/b_ in every ruleset."""
+    -> "both retreat", "forfeit_choice" -> "forfeit choice"): the ids name sides as a_/b_ in
+    every ruleset; no code is shown as it is stored. (Not the ruleset's sentence: a cell is
+    short, and a sentence such as "Both duellists retreat" would read as a move.)"""
     words = outcome.split("_")
     if words and words[0] in ("a", "b"):
         words[0] = a_name if words[0] == "a" else b_name

@@ -18,8 +18,7 @@ import discord
 
 from bot.presentation.discord_text import FIELD_VALUE_MAX, safe, truncate
 from bot.presentation.views import RollLine, RoundResultView
-from bot.presentation.words import ruleset_or_none
-from bot.rules.capabilities import VerifiableDice, capability
+from bot.presentation.words import capital, ruleset_or_none
 
 COLOUR_RESULT = discord.Colour.gold()
 
@@ -84,9 +83,8 @@ def _dice_groups(rolls: Sequence[RollLine], show_sides: bool) -> str:
 
 def moves_and_dice(view: RoundResultView, names: Mapping[str, str]) -> list[str]:
     """One line per duellist: their move and the dice they rolled; then dice of no side."""
-    rules = capability(ruleset_or_none(view.ruleset), VerifiableDice)
     # A ruleset that rolls one kind of die (By This Axe: d6) need not say it on every roll.
-    show_sides = rules is None or len(rules.dice) != 1
+    show_sides = view.dice is None or len(view.dice) != 1
     lines = []
     for fighter in (view.a, view.b):
         rolled = [r for r in view.rolls if r.for_side == fighter.side]
@@ -145,8 +143,11 @@ def log_lines(view: RoundResultView, cited: str) -> list[str]:
 def result_embed(view: RoundResultView) -> discord.Embed:
     """The round result as a Discord embed: the one function of this format for it."""
     names = {f.side: safe(f.name) for f in (view.a, view.b)}
-    round_no = view.round_no
-    lines = [f"**{view.outcome_sentence(names['a'], names['b'])}.**"]
+    label = view.label or f"round {view.round_no}"
+    lines = [f"**{safe(view.sentence, 300)}.**"]
+    # The ruleset's name, as the close fixed it in the published round (its id when the
+    # ruleset is no longer registered: then the log is shown without citations).
+    cited = view.title if view.title and view.title != view.ruleset else ""
     lines += moves_and_dice(view, names)
     facts = [f"{safe(label, 60)}: **{safe(value, 100)}**" for label, value in view.facts]
     if facts:
@@ -156,7 +157,7 @@ def result_embed(view: RoundResultView) -> discord.Embed:
     how = []
     if view.closed_how:
         going = "the duel is over" if view.ended else "the duel goes on"
-        how.append(f"Round {round_no} was {safe(view.closed_how, 200)}; {going}.")
+        how.append(f"{capital(label)} was {safe(view.closed_how, 200)}; {going}.")
     undo = view.follows_undo
     if undo is not None:
         by = f" by <@{undo.undone_by}>" if undo.undone_by is not None else ""
@@ -165,16 +166,13 @@ def result_embed(view: RoundResultView) -> discord.Embed:
     if how:
         lines.append(" ".join(how))
     embed = discord.Embed(
-        title=f"{duel_ref(view.duel_id)}, round {round_no}: {names['a']} vs {names['b']}",
+        title=f"{duel_ref(view.duel_id)}, {label}: {names['a']} vs {names['b']}",
         description="\n".join(lines),
         colour=COLOUR_RESULT,
     )
-    rules = ruleset_or_none(view.ruleset)
-    cited = rules.short_name() if rules is not None else ""
     shown_log = log_lines(view, cited) if cited else [f"• {safe(x, 900)}" for x in view.log]
-    for name, value in line_fields(
-        f"Adjudication ({ruleset_name(view.ruleset)})", shown_log or ["—"], 3
-    ):
+    cited_as = safe(cited, 60) if cited else safe(view.ruleset, 40)
+    for name, value in line_fields(f"Adjudication ({cited_as})", shown_log or ["—"], 3):
         embed.add_field(name=name, value=value, inline=False)
     footer = footer_line(view)
     if footer is not None:

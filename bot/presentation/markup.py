@@ -14,10 +14,12 @@ from collections.abc import Iterable
 from bot.presentation.views import HistoryView, RollLine, RoundResultView, RoundRow
 from bot.presentation.words import (
     VERIFY_HINT,
+    capital,
     follows_undo_note,
     one_line,
     rules_in_force,
     ruleset_title,
+    ruleset_words,
     undone_note,
 )
 
@@ -119,12 +121,12 @@ BBCODE = BBCode()
 MARKUPS = {m.name: m for m in (MARKDOWN, BBCODE)}
 
 
-def _heading(a: str, b: str, duel_id: int | None, round_no: int | None) -> str:
+def _heading(a: str, b: str, duel_id: int | None, label: str) -> str:
     where = []
     if duel_id is not None:
         where.append(f"Duel {duel_id}")
-    if round_no is not None:
-        where.append(f"round {round_no}")
+    if label:
+        where.append(label)
     prefix = ", ".join(where)
     return f"{prefix}: {a} vs {b}" if prefix else f"{a} vs {b}"
 
@@ -144,8 +146,8 @@ def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) 
     rule-cited log; the ruleset's own facts (``view.facts``) and the fairness data in full
     close it."""
     names = {f.side: m.escape(f.name) for f in (view.a, view.b)}
-    head = _heading(names["a"], names["b"], view.duel_id, view.round_no)
-    sentence = view.outcome_sentence(names["a"], names["b"])
+    head = _heading(names["a"], names["b"], view.duel_id, view.label)
+    sentence = m.escape(view.sentence)
     lines = [
         f"{m.bold(head)} ({ruleset_title(view.ruleset)})",
         "",
@@ -154,7 +156,7 @@ def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) 
     duellists = [
         f"{m.bold(f'{f.side.upper()}: {names[f.side]}')}: "
         f"{m.escape(', '.join(f'{label} {value}' for label, value in f.summary))}; "
-        f"move: {m.bold(f.move)}"
+        f"{view.move_noun}: {m.bold(f.move)}"
         for f in (view.a, view.b)
     ]
     if view.house_rules:
@@ -178,12 +180,20 @@ def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) 
     return "\n".join(lines) + "\n"
 
 
-def _round_title(row: RoundRow, m: Markup) -> str:
+def _round_name(row: RoundRow, noun: str) -> str:
+    """A round's name in a heading: its label as the close fixed it ("Round 1, forfeit
+    choice", "Step 4"), else the ruleset's noun and the number."""
+    if row.result is not None and row.result.label:
+        return capital(row.result.label)
+    return f"{capital(noun)} {row.number}"
+
+
+def _round_title(row: RoundRow, m: Markup, noun: str) -> str:
     undone = ""
     if row.status == "undone":
         by = f"user {row.undone_by}" if row.undone_by is not None else None
         undone = undone_note(by, m.escape(row.undo_reason) if row.undo_reason else None)
-    return f"Round {row.number}{undone}{follows_undo_note(row.follows_undo_of)}"
+    return f"{_round_name(row, noun)}{undone}{follows_undo_note(row.follows_undo_of)}"
 
 
 def duel_export(history: HistoryView, m: Markup) -> str:
@@ -201,17 +211,19 @@ def duel_export(history: HistoryView, m: Markup) -> str:
         ),
         "",
     ]
+    noun = ruleset_words(d.ruleset).round.one
     for row in history.rounds:
+        name = _round_name(row, noun)
         if row.result is None:
             sealed = (
-                f"Round {row.number}: open (commitment {row.commitment})"
+                f"{name}: open (commitment {row.commitment})"
                 if row.status == "open"
-                else f"Round {row.number}: {row.status}"
+                else f"{name}: {row.status}"
             )
             parts.append(m.heading(2, sealed) + "\n")
             continue
-        title = _round_title(row, m)
-        if m.titles_every_round or title != f"Round {row.number}":
+        title = _round_title(row, m, noun)
+        if m.titles_every_round or title != name:
             parts.append(m.heading(2, title))
         parts.append(round_result(row.result, m, verify_hint=False))
     return "\n".join(parts)

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,11 +22,15 @@ import msgspec
 
 from bot.presentation.words import (
     CLOSE_REASONS,
+    NEUTRAL_WORDS,
     house_rules_text,
     outcome_text,
     purpose_label,
     ruleset_or_none,
 )
+from bot.rules.base import Ruleset
+from bot.rules.capabilities import VerifiableDice, capability
+from bot.rules.terms import RulesetWords
 from bot.services.messages import (
     DuelEnd,
     DuelStart,
@@ -89,7 +93,6 @@ class RoundResultView:
     log: tuple[str, ...]
     house_rules: str | None
     winner: str | None
-    locked: bool
     seed: str | None
     commitment: str | None
     # What only the round-result post says:
@@ -99,13 +102,19 @@ class RoundResultView:
     #: The ruleset's own (label, value) facts of the result (``Ruleset.result_facts``):
     #: renderers show these, and name no ruleset's fields themselves.
     facts: tuple[tuple[str, str], ...] = ()
+    #: The ruleset's words: the round's label ("round 3", "step 5", "round 1, forfeit
+    #: choice"; "" when the view has no round number), what a move is called, and the
+    #: outcome as a plain sentence with the names (never its code).
+    label: str = ""
+    move_noun: str = "move"
+    sentence: str = ""
+    #: The ruleset's name inside a sentence (its id when it is no longer registered), and
+    #: the kinds of dice it rolls (None: unknown; a die is named only among several kinds).
+    title: str = ""
+    dice: tuple[int, ...] | None = None
 
     def fighter(self, side: str) -> FighterLine:
         return self.a if side == "a" else self.b
-
-    def outcome_sentence(self, a_name: str, b_name: str) -> str:
-        """The ruleset's sentence for the outcome, with the names as the format shows them."""
-        return outcome_text(self.outcome, a_name, b_name, self.ruleset)
 
 
 def round_result_view(
@@ -122,15 +131,44 @@ def round_result_view(
     their ruleset's reading of the state after the round. Fields are read, not asked for:
     building the view calls into no other layer but the ruleset (tests/discord/
     test_move_trace.py counts the crossings)."""
-    rules = ruleset_or_none(result.ruleset)
     ids = user_ids or {}
     names, labels, state = result.names, result.labels, result.state
+    # What the close fixed in the ruleset's words; a result stored before it asks the
+    # ruleset as renderers used to (looked up only then).
+    asked: list[Ruleset | None] = []
+
+    def rules() -> Ruleset | None:
+        if not asked:
+            asked.append(ruleset_or_none(result.ruleset))
+        return asked[0]
+
+    def words() -> RulesetWords:
+        old = rules()
+        return old.words if old is not None else NEUTRAL_WORDS
+
+    move_noun = result.move_noun or words().move.one
+    label = result.label or ("" if round_no is None else f"{words().round.one} {round_no}")
+    sentence = result.sentence or outcome_text(result.outcome, names.a, names.b, result.ruleset)
+    facts = result.facts
+    if facts is None:
+        old = rules()
+        facts = tuple(old.result_facts(msgspec.to_builtins(result))) if old else ()
+    title = result.title or _title_of(rules(), result.ruleset)
+    dice = result.dice if result.title else _dice_of(rules())
+    recorded = result.options.house_rules
+    if result.house_rules_shown is not None:
+        house: str | None = ", ".join(f"{k}={v}" for k, v in result.house_rules_shown)
+    else:
+        house = house_rules_text(result.ruleset, recorded) if recorded else None
 
     def fighter(side: str, name: str, move: str) -> FighterLine:
-        summary = rules.fighter_summary(state[side]) if rules is not None else ()
+        if result.fighters is not None:
+            summary: Sequence[tuple[str, str]] = result.fighters.of(side)
+        else:
+            old = rules()
+            summary = old.fighter_summary(state[side]) if old is not None else ()
         return FighterLine(side, name, ids.get(side), tuple(summary), move)
 
-    recorded = result.options.house_rules
     return RoundResultView(
         ruleset=result.ruleset,
         duel_id=duel_id,
@@ -149,14 +187,16 @@ def round_result_view(
             for roll in result.rolls
         ),
         log=result.log,
-        house_rules=house_rules_text(result.ruleset, recorded) if recorded else None,
+        house_rules=house,
         winner=None if result.winner is None else (names.a if result.winner == "a" else names.b),
-        locked=result.locked,
         seed=seed,
         commitment=commitment,
-        # The ruleset reads its facts from the public result as plain data (its contract):
-        # the codec's builtins of the published round.
-        facts=tuple(rules.result_facts(msgspec.to_builtins(result))) if rules is not None else (),
+        facts=tuple(facts),
+        label=label,
+        move_noun=move_noun,
+        sentence=sentence,
+        title=title,
+        dice=dice,
     )
 
 
@@ -222,3 +262,12 @@ def _row(duel: DuelView, r: RoundRecord) -> RoundRow:
 
 def history_view(history: DuelHistory) -> HistoryView:
     return HistoryView(history.duel, tuple(_row(history.duel, r) for r in history.rounds))
+
+
+def _title_of(rules: Ruleset | None, ruleset_id: str) -> str:
+    return rules.short_name() if rules is not None else ruleset_id
+
+
+def _dice_of(rules: Ruleset | None) -> tuple[int, ...] | None:
+    verifiable = capability(rules, VerifiableDice)
+    return None if verifiable is None else tuple(verifiable.dice)

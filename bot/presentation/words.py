@@ -12,6 +12,10 @@ from bot.rules.base import Ruleset
 from bot.rules.capabilities import HouseRules, capability
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
+from bot.rules.terms import RulesetWords, StepWords
+
+#: The words of a record whose ruleset is not registered: the neutral ones.
+NEUTRAL_WORDS = RulesetWords()
 
 PURPOSE_LABELS: dict[str, str] = {
     "evade": "Evade",
@@ -56,6 +60,50 @@ def ruleset_or_none(ruleset_id: str | None) -> Ruleset | None:
     when the record names none (a round stored before rulesets were recorded), None when it
     is not registered (``registry.get_or_none``)."""
     return registry.get_or_none(ruleset_id or DEFAULT_RULESET_ID)
+
+
+def ruleset_words(ruleset_id: str | None) -> RulesetWords:
+    """The words of a record's ruleset (the neutral ones when it is not registered)."""
+    rules = ruleset_or_none(ruleset_id)
+    return rules.words if rules is not None else NEUTRAL_WORDS
+
+
+def step_words_of(ruleset_id: str | None, number: int, words: StepWords | None) -> StepWords:
+    """A message's words of its round (step): as the service wrote them, or for a message
+    written before they were carried, the ruleset's nouns with the stored number."""
+    if words is not None:
+        return words
+    rw = ruleset_words(ruleset_id)
+    return StepWords(f"{rw.round.one} {number}", rw.round.one, rw.move.one, rw.closes)
+
+
+def capital(text: str) -> str:
+    """``text`` with its first letter in upper case ("step 3" -> "Step 3")."""
+    return text[:1].upper() + text[1:]
+
+
+def closes_text(words: StepWords) -> str:
+    """Who closes the round (step) when it has no deadline, as a sentence."""
+    if words.closes == "itself":
+        return (
+            f"the {words.round} closes by itself as soon as the awaited duellists have chosen"
+        )
+    return f"a commander closes the {words.round}"
+
+
+def setting_name(key: str) -> str:
+    """A per-duel setting's key in words ("public_stake" -> "Public stake"): no code-like
+    ``key=value`` is shown to people."""
+    return capital(one_line(key).replace("_", " ").replace("-", " "))
+
+
+def setting_value(value: Any) -> str:
+    """A setting's value in words: a bool as yes/no, a side ("a"/"b") as the duellist."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value in ("a", "b"):
+        return f"duellist {str(value).upper()}"
+    return one_line(str(value).replace("_", " "))
 
 
 def ruleset_title(ruleset_id: str) -> str:
@@ -136,15 +184,17 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
     the duel's ruleset ignores is left out; one a duel older than the snapshot did not
     record says so."""
     lines: list[tuple[str, str]] = []
+    words = ruleset_words(ruleset_id)
+    move, rnd = words.move.one, words.round.one
     change = options.get("change_of_choice")
     lines.append(
         (
             "Change of choice",
             "not recorded"
             if change is None
-            else "on: a duellist may change a move until the round closes"
+            else f"on: a duellist may change a {move} until the {rnd} closes"
             if change
-            else "off: a submitted move is locked in for the round",
+            else f"off: a submitted {move} is locked in for the {rnd}",
         )
     )
     missing = options.get("missing_move")
@@ -154,9 +204,9 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
                 "Missing move",
                 "not recorded"
                 if missing is None
-                else "forfeit: a duellist without a move at the close loses"
+                else f"forfeit: a duellist without a {move} at the close loses"
                 if missing == "forfeit"
-                else f"{missing}: no move is made",
+                else f"{missing}: no {move} is made",
             )
         )
     rules = capability(ruleset_or_none(ruleset_id), HouseRules)
@@ -187,9 +237,12 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
             for k, v in params.items()
             if not recorded or str(k).strip().casefold().replace("_", "-") not in house_keys
         }
-        # A typed bool reads as typed (true/false), not as Python's True/False.
-        shown = ", ".join(
-            f"{one_line(k)}={one_line(str(v).lower() if isinstance(v, bool) else v)}"
+        # A house rule keeps the spelling `/duel start params:` takes (flight=after-blows);
+        # any other setting reads as words, never as a code.
+        shown = "; ".join(
+            f"{one_line(k)}={setting_value(v)}"
+            if str(k).strip().casefold().replace("_", "-") in house_keys
+            else f"{setting_name(str(k))}: {setting_value(v)}"
             for k, v in other.items()
         )
         if shown:

@@ -16,18 +16,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
+from bot.rules.capabilities import MultiStep, capability
 from bot.rules.dice import DiceSource, FairDice
-from bot.rules.errors import InvalidRoundInput
+from bot.rules.errors import InvalidRoundInput, RulesError
 from bot.rules.terms import (
     SIDES,
     Fighter,
     MoveSpec,
     OutcomeKind,
     RoundResult,
+    RulesetWords,
     SheetField,
     Side,
+    StepWords,
 )
 
 __all__ = ["SIDES", "Fighter", "MoveSpec", "RoundResult", "Ruleset", "Side"]
@@ -68,6 +72,10 @@ class Ruleset(ABC):
 
     id: str
     title: str
+    #: How the game speaks (bot/rules/terms.py): rule 2.14's neutral words by default.
+    words: RulesetWords = RulesetWords(
+        ending=MappingProxyType({"a_wins": "{a} wins the duel", "b_wins": "{b} wins the duel"})
+    )
     sheet_fields: tuple[SheetField, ...] = ()
     # False while the bot cannot yet run this ruleset's flow end to end (its rules are pure
     # and usable from the CLI; the services refuse to start such duels).
@@ -138,13 +146,45 @@ class Ruleset(ABC):
         return f"{self.short_name()}: send one of {listed or 'the choices in the prompt'}."
 
     def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
-        """One sentence for an outcome id with the duellists' names. Override per ruleset;
-        the default knows only the generic ``a_wins``/``b_wins``."""
-        generic = {
-            "a_wins": f"{a_name} wins the duel",
-            "b_wins": f"{b_name} wins the duel",
-        }
-        return generic.get(outcome, outcome)
+        """One sentence for an outcome id with the duellists' names, from ``words.ending``;
+        an outcome the words lack reads as a plain sentence too, never as its code."""
+        sentence = self.words.ending_sentence(outcome, a_name, b_name)
+        if sentence is not None:
+            return sentence
+        return f"The {self.words.round.one} is resolved"
+
+    def round_label(self, state: Any, number: int) -> str:
+        """How the round (step) numbered ``number`` in the duel's history is named, from the
+        state it opens on (``state.to_dict()``, or None when unknown): "round 3", "step 5".
+        A game whose word depends on the state overrides it (By This Axe: "round 1, forfeit
+        choice", a step inside a combat round)."""
+        return f"{self.words.round.one} {number}"
+
+    def unasked_label(self, state: Any, side: Side) -> str | None:
+        """How a result shows the move of ``side`` when the round (step) opening on
+        ``state`` did not ask it to choose (By This Axe: the allotment it made before its
+        round halted for the forfeit choice). None: "not asked"."""
+        return None
+
+    def step_words(self, state: Any, number: int) -> StepWords:
+        """The words of the round (step) ``number`` opening on ``state``: its label, the
+        nouns, and who closes it (the step itself when the services close it as soon as
+        the awaited sides have chosen, ``advances_at_once``)."""
+        closes = self.words.closes
+        steps = capability(self, MultiStep)
+        if state is not None and steps is not None:
+            try:
+                parsed = state if not isinstance(state, Mapping) else self.state_from_dict(state)
+                if steps.advances_at_once(parsed):
+                    closes = "itself"
+            except RulesError:
+                pass
+        return StepWords(
+            label=self.round_label(state, number),
+            round=self.words.round.one,
+            move=self.words.move.one,
+            closes=closes,
+        )
 
     def describe_outcome(self, result: RoundResult | Mapping[str, Any]) -> str:
         """One sentence for a result (a ``RoundResult`` or its stored ``to_dict()``), with
@@ -241,8 +281,14 @@ class Ruleset(ABC):
     #: Every sheet is stored the same way: the profile's ``sheets[<ruleset id>]`` entry.
     quick_sheet_fields: tuple[str, ...] = ()
 
-    # TEMPORARY (branch ``words`` removes the shared ``locked`` status field, then this):
-    # listed in tests/test_layering.py's TEMPORARY_WORD_ALLOWANCE.
+    def status_notes(self, state: Mapping[str, Any]) -> tuple[str, ...]:
+        """What a live duel's status says beyond "live", from its stored state
+        (``state.to_dict()``), in plain words (rule 2.14: "locked in combat"). Nothing by
+        default."""
+        return ()
+
+    # TEMPORARY: /duel status reads status_notes; the export document's ``locked`` still
+    # reads this (tests/test_layering.py's TEMPORARY_WORD_ALLOWANCE).
     def is_locked(self, state: Mapping[str, Any]) -> bool:
         """Whether a stored state (``state.to_dict()``) is locked, as its last
         ``RoundResult.locked`` said (`/duel status`, exports): False unless the game locks."""

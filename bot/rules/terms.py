@@ -7,7 +7,7 @@ itself is in bot/rules/base.py, house rules and per-duel settings in bot/rules/p
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -25,6 +25,73 @@ Withholdable = Literal["state_before", "choices.a", "choices.b"]
 
 def other_side(side: Side) -> Side:
     return "b" if side == "a" else "a"
+
+
+@dataclass(frozen=True, slots=True)
+class Noun:
+    """A word of a ruleset, in the singular and the plural ("step", "steps")."""
+
+    one: str
+    many: str
+
+    def count(self, n: int) -> str:
+        """``n`` and the noun: "1 step", "3 steps"."""
+        return f"{n} {self.one if n == 1 else self.many}"
+
+
+#: Who closes a round (step): a commander (or its deadline), or the step itself as soon as
+#: every awaited duellist has chosen.
+Closer = Literal["commander", "itself"]
+
+
+def _no_endings() -> Mapping[str, str]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class RulesetWords:
+    """How a ruleset's game speaks (docs/ruleset-contract.md, "The words"): what it calls a
+    round ("round" for rule 2.14, "step" where the game plays steps) and a move ("move",
+    "allotment", "declaration"), who closes one (``closes``), and each outcome code as a
+    plain sentence (``ending``: templates over ``{a}`` and ``{b}``, the duellists' names).
+    Every post, DM, receipt, card, export and page takes its nouns from here; no outcome
+    code is ever shown to people."""
+
+    round: Noun = Noun("round", "rounds")
+    move: Noun = Noun("move", "moves")
+    closes: Closer = "commander"
+    ending: Mapping[str, str] = field(default_factory=_no_endings)
+
+    def ending_sentence(self, outcome: str, a_name: str, b_name: str) -> str | None:
+        """The plain sentence of ``outcome`` with the names, None when the words lack it."""
+        template = self.ending.get(outcome)
+        return None if template is None else template.format(a=a_name, b=b_name)
+
+
+@dataclass(frozen=True, slots=True)
+class StepWords:
+    """How one round (step) of a duel is spoken of, worked out once from the state it opens
+    on (``Ruleset.step_words``) and carried by its messages: its ``label`` ("round 3",
+    "step 5", "round 1, forfeit choice"), the ruleset's nouns for a round and a move, and
+    who closes this one."""
+
+    label: str
+    round: str = "round"
+    move: str = "move"
+    closes: Closer = "commander"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"label": self.label, "round": self.round, "move": self.move, "closes": self.closes}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StepWords:
+        closes: Closer = "itself" if data.get("closes") == "itself" else "commander"
+        return cls(
+            str(data.get("label") or "round"),
+            str(data.get("round") or "round"),
+            str(data.get("move") or "move"),
+            closes,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,17 +117,19 @@ class MoveSpec:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """Everything one adjudicated round produced. ``state`` is the duel after the round."""
+    """Everything one adjudicated round produced. ``state`` is the duel after the round.
+    ``locked`` is rule 2.14's alone (its state holds the lock too; no other layer reads it):
+    it stays in ``to_dict`` so that rounds stored with it re-adjudicate alike."""
 
     ruleset: str
     outcome: str
     winner: Side | None
     ended: bool
-    locked: bool
     choices: Mapping[Side, str | None]
     rolls: tuple[Roll, ...]
     log: tuple[LogEvent, ...]
     state: Any
+    locked: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -224,3 +293,7 @@ class ChoiceCheck:
     label: str | None
     error: RulesError | None
     current_label: str | None  # the label of the side's stored move, if it has one
+    # The round (step) in the ruleset's words, when the caller gave its number.
+    words: StepWords | None = None
+    # The ruleset's own nouns (a refusal names a round or step, a move or a declaration).
+    ruleset_words: RulesetWords = field(default_factory=lambda: RulesetWords())

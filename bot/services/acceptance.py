@@ -27,6 +27,7 @@ from bot.config import DuelSettings
 from bot.rules.adjudication import check_move
 from bot.rules.capabilities import MultiStep, capability
 from bot.rules.errors import RulesError
+from bot.rules.terms import StepWords
 from bot.services.duel_support import RULE_SETTINGS, other_side, ruleset_of
 from bot.services.errors import (
     AmbiguousDuel,
@@ -95,6 +96,7 @@ class Accepted:
     changed_from: str | None
     changed_from_label: str | None
     completes_round: bool
+    words: StepWords | None = None  # the round (step) in the ruleset's words
 
 
 def side_in(duel: DuelSnapshot, user_id: int) -> str:
@@ -145,7 +147,14 @@ def accept(
     side = side_in(duel, req.user_id)
     mine = moves.get(side, NO_MOVES)
     try:
-        check = check_move(duel.ruleset, duel.state, side, req.move, mine.current)  # type: ignore[arg-type]
+        check = check_move(
+            duel.ruleset,
+            duel.state,
+            side,  # type: ignore[arg-type]
+            req.move,
+            mine.current,
+            None if rnd is None else rnd.number,
+        )
     except RulesError as exc:
         raise InvalidInput(exc.message, ruleset=duel.ruleset) from None
     if duel.status == "live" and side not in check.awaiting:
@@ -164,28 +173,30 @@ def accept(
         raise RoundNotOpen(
             f"Duel #{duel.id} has ended; moves are no longer taken.", duel_id=duel.id
         )
+    noun, move = check.ruleset_words.round.one, check.ruleset_words.move.one
     if rnd is None:
         raise RoundNotOpen(
-            f"Duel #{duel.id} has no open round: wait for a commander to open the next "
-            "round (your move was not recorded).",
+            f"Duel #{duel.id} has no open {noun}: wait for a commander to open the next "
+            f"{noun} (your {move} was not recorded).",
             duel_id=duel.id,
         )
+    label = check.words.label if check.words is not None else f"{noun} {rnd.number}"
     if req.round_no is not None and rnd.number != req.round_no:
         raise RoundNotOpen(
-            f"Round {req.round_no} of duel #{duel.id} is over; round {rnd.number} is open now. "
-            "Use the buttons of its message, or type your move.",
+            f"That {noun} of duel #{duel.id} is over; {label} is open now. "
+            f"Use the buttons of its message, or type your {move}.",
             duel_id=duel.id,
             round_no=rnd.number,
         )
     if rnd.deadline is not None and now >= rnd.deadline:
         raise RoundNotOpen(
-            f"The deadline of round {rnd.number} of duel #{duel.id} has passed; "
-            "the move was not recorded.",
+            f"The deadline of {label} of duel #{duel.id} has passed; "
+            f"the {move} was not recorded.",
             duel_id=duel.id,
             round_no=rnd.number,
         )
     if mine.current is not None:
-        _refuse_change(duel, rnd, mine, str(check.current_label), defaults)
+        _refuse_change(duel, rnd, label, mine, str(check.current_label), defaults, move, noun)
     # Every awaited side has a move once this one is stored: a multi-step ruleset's step
     # closes then; a round, when the server closes rounds as soon as both have moved.
     if check.advances_at_once:
@@ -200,6 +211,7 @@ def accept(
         mine.current,
         check.current_label,
         completes,
+        check.words,
     )
 
 
@@ -210,9 +222,12 @@ def _moved(moves: Mapping[str, SideMoves], side: str) -> bool:
 def _refuse_change(
     duel: DuelSnapshot,
     rnd: RoundSnapshot,
+    label: str,
     mine: SideMoves,
     current_label: str,
     defaults: DuelSettings,
+    move: str = "move",
+    noun: str = "round",
 ) -> None:
     """A change of a stored move: refused when the duel was started without change of
     choice, or past ``max_move_changes`` (the first move plus that many changes are
@@ -223,8 +238,8 @@ def _refuse_change(
     if not rules["change_of_choice"]:
         raise MoveAlreadyLocked(
             f"You already locked in {current_label} for "
-            f"round {rnd.number} of duel #{duel.id}, and this duel does not allow "
-            "changing a move before the round closes (change of choice was off "
+            f"{label} of duel #{duel.id}, and this duel does not allow "
+            f"changing a {move} before the {noun} closes (change of choice was off "
             "when it started).",
             mine.current,
             duel_id=duel.id,
@@ -233,8 +248,8 @@ def _refuse_change(
     changes = mine.stored - 1
     if changes >= defaults.max_move_changes:
         raise TooManyChanges(
-            f"You have changed your move {changes} times in round {rnd.number} of duel "
-            f"#{duel.id}, the most allowed; your current move stays "
+            f"You have changed your {move} {changes} times in {label} of duel "
+            f"#{duel.id}, the most allowed; your current {move} stays "
             f"{current_label}.",
             changes,
             mine.current,

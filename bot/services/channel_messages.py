@@ -7,12 +7,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from bot.rules.terms import StepWords
 from bot.services.message_format import (
     SIDES,
     Fields,
     OutboxMessage,
     Party,
     iso_or_none,
+    read_step_words,
+    words_json,
 )
 from bot.services.published import PublishedRound, read_published
 
@@ -57,6 +60,7 @@ class RoundOpen(OutboxMessage):
     """The channel's notice that a round (a step) is open."""
 
     KIND: ClassVar[str] = "round_open"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     duel_id: int
     round_no: int
     ruleset: str
@@ -67,9 +71,12 @@ class RoundOpen(OutboxMessage):
     opened_by: int | None
     # The awaited sides when only some choose now (a step of a multi-step duel); None: both.
     awaiting: tuple[str, ...] | None = None
+    # How this round (step) is named and who closes it (None: written before issue 24).
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
+            "words": words_json(self.words),
             "duel_id": self.duel_id,
             "round_no": self.round_no,
             "ruleset": self.ruleset,
@@ -94,6 +101,7 @@ class RoundOpen(OutboxMessage):
             f.when("deadline"),
             f.opt_integer("opened_by"),
             None if awaiting is None else tuple(s for s in f.texts("awaiting") if s in SIDES),
+            read_step_words(f),
         )
 
 
@@ -182,11 +190,14 @@ class RoundResultPost(OutboxMessage):
 @dataclass(frozen=True, slots=True)
 class RoundUndone(OutboxMessage):
     KIND: ClassVar[str] = "round_undone"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     duel_id: int
     round_no: int
     outcome: str | None
     undone_by: int | None
     reason: str | None
+    # The undone round (step) in its ruleset's words (None: written before issue 24).
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
@@ -195,6 +206,7 @@ class RoundUndone(OutboxMessage):
             "outcome": self.outcome,
             "undone_by": self.undone_by,
             "reason": self.reason,
+            "words": words_json(self.words),
         }
 
     @classmethod
@@ -205,6 +217,7 @@ class RoundUndone(OutboxMessage):
             f.opt_text("outcome"),
             f.opt_integer("undone_by"),
             f.opt_text("reason"),
+            read_step_words(f),
         )
 
 
@@ -213,11 +226,14 @@ class DuelEnd(OutboxMessage):
     """A duel ended by a commander (an ending by result is said by the round result)."""
 
     KIND: ClassVar[str] = "duel_end"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     duel_id: int
     a: Party
     b: Party
     reason: str | None
     cancelled_round: int | None
+    # The cancelled round (step) in its ruleset's words (None: none, or written before).
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
@@ -226,6 +242,7 @@ class DuelEnd(OutboxMessage):
             "b": self.b.to_json(),
             "reason": self.reason,
             "cancelled_round": self.cancelled_round,
+            "words": words_json(self.words),
         }
 
     @classmethod
@@ -236,6 +253,7 @@ class DuelEnd(OutboxMessage):
             f.party("b"),
             f.opt_text("reason"),
             f.opt_integer("cancelled_round"),
+            read_step_words(f),
         )
 
 

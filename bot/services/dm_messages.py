@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from bot.rules.terms import StepWords
 from bot.services.message_format import (
     SIDES,
     Fields,
@@ -15,6 +16,8 @@ from bot.services.message_format import (
     MoveChoice,
     OutboxMessage,
     iso_or_none,
+    read_step_words,
+    words_json,
 )
 
 
@@ -59,16 +62,19 @@ class RoundPrompt(DirectMessage):
     """The DM asking a duellist for their move (or a step's choice)."""
 
     KIND: ClassVar[str] = "round_dm"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     commitment: str = ""  # the round's, as published in the channel
     deadline: datetime | None = None
     moves: tuple[MoveChoice, ...] = ()
     # A step of a multi-step duel: what the ruleset asks, and whether the answer is secret.
     prompt: str | None = None
     secret: bool = True
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
             **self.head_json(),
+            "words": words_json(self.words),
             "commitment": self.commitment,
             "deadline": iso_or_none(self.deadline),
             "moves": [{"id": m.id, "label": m.label} for m in self.moves],
@@ -86,6 +92,7 @@ class RoundPrompt(DirectMessage):
             f.moves(head[2]),
             f.opt_text("prompt"),
             f.flag("secret", True),
+            read_step_words(f),
         )
 
 
@@ -102,12 +109,15 @@ def _opponent(f: Fields) -> str:
 @dataclass(frozen=True, slots=True)
 class Reminder(DirectMessage):
     KIND: ClassVar[str] = "reminder_dm"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     deadline: datetime | None = None
     moves: tuple[MoveChoice, ...] = ()
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
             **self.head_json(),
+            "words": words_json(self.words),
             "deadline": iso_or_none(self.deadline),
             "moves": [{"id": m.id, "label": m.label} for m in self.moves],
         }
@@ -119,6 +129,7 @@ class Reminder(DirectMessage):
             *head,
             f.when("deadline"),
             f.moves(head[2]),
+            read_step_words(f),
         )
 
 
@@ -127,17 +138,20 @@ class PrivateNote(DirectMessage):
     """What only this duellist may learn from a step. A DM, never a channel post."""
 
     KIND: ClassVar[str] = "private_note"
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("words",)
     notes: tuple[str, ...] = ()
+    words: StepWords | None = None
 
     def body(self) -> dict[str, Any]:
         return {
             **self.head_json(),
             "notes": list(self.notes),
+            "words": words_json(self.words),
         }
 
     @classmethod
     def read(cls, f: Fields) -> PrivateNote:
-        return cls(*cls.read_head(f), f.texts("notes", ()))
+        return cls(*cls.read_head(f), f.texts("notes", ()), read_step_words(f))
 
 
 

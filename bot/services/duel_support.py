@@ -9,6 +9,7 @@ shows another duellist's move before its round is closed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,6 +24,7 @@ from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.capabilities import HouseRules, capability
 from bot.rules.errors import RulesError
+from bot.rules.terms import SIDES
 from bot.services.clock import utcnow
 from bot.services.errors import ConflictOfInterest, InvalidInput, NextStep, NotFound
 from bot.services.messages import ButtonsClosed, MoveChoice, OutboxMessage, Party
@@ -70,6 +72,8 @@ def duel_view(
             {k: v for k, v in d.items() if k != "name"},
         )
 
+    # The duel's ruleset, looked up once (None for a ruleset that is gone).
+    rules = registry.get_or_none(duel.ruleset)
     round_view = None
     if open_round is not None:
         sides = submitted or set()
@@ -79,6 +83,9 @@ def duel_view(
             commitment=open_round.commitment,
             opened_by=open_round.opened_by,
             submitted={"a": "a" in sides, "b": "b" in sides},
+            words=None
+            if rules is None
+            else rules.step_words(open_round.state_before, open_round.number),
         )
     return DuelView(
         id=duel.id,
@@ -89,9 +96,10 @@ def duel_view(
         a=side("a", duel.a_user_id),
         b=side("b", duel.b_user_id),
         status=duel.status,
-        locked=_is_locked(duel),
+        locked=rules is not None and rules.is_locked(state or {}),
+        notes=() if rules is None else tuple(rules.status_notes(state or {})),
         winner=duel.winner,
-        end_reason=duel.end_reason,
+        end_reason=_end_reason(duel, rules),
         rounds_played=duel.rounds_played,
         created_at=duel.created_at,
         open_round=round_view,
@@ -100,10 +108,22 @@ def duel_view(
     )
 
 
-def _is_locked(duel: Duel) -> bool:
-    """The lock the duel's ruleset reads in its state (False for a ruleset that is gone)."""
-    rules = registry.get_or_none(duel.ruleset)
-    return rules is not None and rules.is_locked(duel.state or {})
+#: How a close stored the end of a duel before issue 24: "round 4: a_wins" (an outcome code).
+_CODED_END = re.compile(r"round ([0-9]+): ([a-z0-9_]+)")
+
+
+def _end_reason(duel: Duel, rules: Ruleset | None) -> str | None:
+    """How the duel ended, in plain words: a reason stored with an outcome code by an older
+    close ("round 4: a_wins") reads as its ruleset's sentence ("round 4: Ann wins the
+    duel")."""
+    reason = duel.end_reason
+    coded = _CODED_END.fullmatch(reason or "")
+    if coded is None or rules is None:
+        return reason
+    state = duel.state or {}
+    names = [str((state.get(s) or {}).get("name") or f"Duellist {s.upper()}") for s in SIDES]
+    sentence = rules.outcome_sentence(coded.group(2), names[0], names[1])
+    return f"{rules.words.round.one} {coded.group(1)}: {sentence}"
 
 
 def is_sealed(rnd: Round) -> bool:

@@ -253,6 +253,9 @@ class DuelLifecycle(DuelUseCases):
                     b=Party(duel.b_user_id, view.b.name),
                     reason=reason,
                     cancelled_round=None if rnd is None else rnd.number,
+                    words=None
+                    if rnd is None
+                    else ruleset_of(duel.ruleset).step_words(rnd.state_before, rnd.number),
                 ),
                 key=f"{duel.id}",
                 on_behalf_of=actor_id,

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, TypeVar
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
 from bot.rules.registry import get as get_ruleset
+from bot.rules.terms import StepWords
 
 VERSION_KEY = "version"
 #: Sides as the payloads name them.
@@ -123,6 +124,23 @@ class Fields:
         return tuple(out)
 
 
+#: The most move buttons a DM shows (Discord: 5 rows of 5); a prompt with more choices asks
+#: for the move as text.
+MAX_MOVE_BUTTONS = 25
+
+
+def read_step_words(f: Fields) -> StepWords | None:
+    """A message's ``words`` (how its round is named and closed), None when it was written
+    before messages carried them (the renderer then uses the ruleset's neutral words): read
+    leniently even from a versioned payload, which may predate the field."""
+    raw = f.data.get("words")
+    return StepWords.from_dict(raw) if isinstance(raw, Mapping) else None
+
+
+def words_json(words: StepWords | None) -> dict[str, str] | None:
+    return None if words is None else words.to_dict()
+
+
 def iso_or_none(when: datetime | None) -> str | None:
     return None if when is None else when.isoformat()
 
@@ -151,6 +169,10 @@ class OutboxMessage:
 
     KIND: ClassVar[str]
     VERSION: ClassVar[int] = 1
+    #: Fields added to a version after rows of it were written (issue 24's ``words``): read
+    #: leniently even from a versioned payload, so a post queued before an upgrade is still
+    #: delivered (its renderer falls back to the ruleset's neutral words).
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ()
     duel_id: int | None
 
     def body(self) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from bot.services.dm_messages import (
     RoundPrompt,
 )
 from bot.services.message_format import (
+    MAX_MOVE_BUTTONS,
     SIDES,
     VERSION_KEY,
     Fields,
@@ -91,6 +92,7 @@ def parse_message(kind: str, payload: Mapping[str, Any]) -> OutboxMessage:
 
 
 __all__ = [
+    "MAX_MOVE_BUTTONS",
     "MESSAGE_TYPES",
     "SIDES",
     "VERSION_KEY",

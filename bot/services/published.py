@@ -13,8 +13,10 @@ the ruleset for their summary.
 
 Versions: a result stored before this type has no ``version`` key (version 1, a plain dict of
 ``RoundResult.to_dict()`` plus ``options``, ``labels``, ``via``...); :func:`read_published`
-reads it leniently, filling what it lacked as the renderers used to. Version 2 is read
-strictly. Plain data: no database, no Discord (bot.presentation and bot.exports import it).
+reads it leniently, filling what it lacked as the renderers used to. Versions 2 and 3 are
+read strictly (version 2 had rule 2.14's ``locked`` at the top and lacked the words of
+issue 24: it reads as version 3 with their defaults). Plain data: no database, no Discord
+(bot.presentation and bot.exports import it).
 """
 
 from __future__ import annotations
@@ -25,12 +27,20 @@ from typing import Any, Generic, Literal, TypeVar
 import msgspec
 
 from bot.rules import registry
+from bot.rules.adjudication import NOT_ASKED as NOT_ASKED  # re-exported
+from bot.rules.adjudication import Adjudication
 from bot.rules.base import Ruleset
+from bot.rules.capabilities import VerifiableDice, capability
 from bot.rules.errors import RulesError
 from bot.rules.terms import RoundResult
 
-#: The version this duelbot writes; version 1 is the unversioned dict stored before.
-PUBLISHED_VERSION = 2
+#: The version this duelbot writes; version 1 is the unversioned dict stored before, version
+#: 2 the typed one with rule 2.14's ``locked`` at the top (issue 24 left it in that ruleset's
+#: state and added the round's label, the outcome sentence, the facts and the awaited sides).
+PUBLISHED_VERSION = 3
+#: The typed version before: read as this one (its extra ``locked`` ignored, what it lacks
+#: defaulted: renderers then ask the ruleset, as they did).
+PREVIOUS_TYPED_VERSION = 2
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
 T = TypeVar("T")
@@ -102,7 +112,6 @@ class PublishedRound(
     outcome: str
     winner: Side | None
     ended: bool
-    locked: bool
     # The choices as published (canonical ids; a FoEQ secret step shows "secret").
     choices: Sides[str | None]
     rolls: tuple[PublishedRoll, ...]
@@ -116,6 +125,29 @@ class PublishedRound(
     # How each move came in (dm_text, dm_button, slash); None: that side sent none.
     via: Sides[str | None] = Sides(None, None)
     follows_undo_of: int | None = None
+    # In the ruleset's words (issue 24), fixed at the close so that renderers ask nothing
+    # again: the round's label ("round 3", "step 5", "round 1, forfeit choice"), the outcome
+    # as a plain sentence with the names ("Ann wins the duel"), and the ruleset's own facts
+    # of the result ((label, value) pairs: rule 2.14's "Locked in combat"). A result stored
+    # before them has "", "" and None (renderers then ask the ruleset, as they used to).
+    label: str = ""
+    sentence: str = ""
+    facts: tuple[tuple[str, str], ...] | None = None
+    # Whether each side was asked to choose in this round (step); one that was not has the
+    # label "not asked", never "no move".
+    awaited: Sides[bool] = Sides(True, True)
+    # Fixed at the close too (issue 25: the render reads the published round and asks no
+    # ruleset): the ruleset's name inside a sentence, each duellist's summary after the
+    # round ((label, value) pairs) and the house rules in force ((key, value) pairs; None:
+    # none recorded). A result stored before them has "" and None: renderers ask the
+    # ruleset, as they used to.
+    title: str = ""
+    fighters: Sides[tuple[tuple[str, str], ...]] | None = None
+    house_rules_shown: tuple[tuple[str, str], ...] | None = None
+    # What a move is called in this round ("move", "allotment", "choice"), and the kinds of
+    # dice the ruleset rolls (a result names a die only when there are several kinds).
+    move_noun: str = ""
+    dice: tuple[int, ...] | None = None
 
     @property
     def winner_name(self) -> str | None:
@@ -153,56 +185,81 @@ def _label(ruleset_id: str, choice: str | None, rules: Ruleset | None = None) ->
 def publish(
     public_result: Mapping[str, Any],
     *,
-    ruleset: Ruleset | None = None,
+    judged: Adjudication | None = None,
     rules_in_force: Mapping[str, Any] | None = None,
     submitted: Mapping[str, str | None] | None = None,
     via: Mapping[str, str] | None = None,
     follows_undo_of: int | None = None,
-    labels: Mapping[str, str] | None = None,
 ) -> PublishedRound:
     """The published round, built once from the ruleset's public result
-    (``Ruleset.public_result(result.to_dict())``). ``submitted``: each side's move as stored;
-    a secret step's result masks its choices, so a label follows the result, never the
-    submission, unless the two agree (then the submission's id is labelled). ``ruleset``:
-    the result's ruleset when the caller holds it (else it is looked up); ``labels``: the
-    labels the close already has (``bot.rules.adjudication``; then the ruleset is not asked)."""
+    (``Ruleset.public_result(result.to_dict())``). ``judged``: the close's answer from the
+    rules (``bot.rules.adjudication.adjudicate``), whose words, labels, sentence, facts and
+    summaries it carries as they are (the ruleset is not asked again). Without it (a result
+    from outside a close, ``published_of``), the ruleset is looked up and asked: every side
+    awaited; ``submitted``: each side's move as stored (a secret step's result masks its
+    choices, so a label follows the result, never the submission, unless the two agree)."""
     ruleset_id = str(public_result["ruleset"])
     state = dict(public_result["state"])
     shown = public_result["choices"]
-    moves = submitted or {}
-
-    def label(side: str) -> str:
-        if labels is not None:
-            return labels[side]
-        choice = shown.get(side)
-        rules = ruleset or registry.get_or_none(ruleset_id)
-        return _label(ruleset_id, moves.get(side) if moves.get(side) == choice else choice, rules)
-
-    data = {
+    names = {side: _name(state.get(side), side) for side in SIDES}
+    data: dict[str, Any] = {
         **public_result,
         "version": PUBLISHED_VERSION,
         "state": state,
         "choices": {side: shown.get(side) for side in SIDES},
-        "names": {side: _name(state.get(side), side) for side in SIDES},
-        "labels": {side: label(side) for side in SIDES},
+        "names": names,
         "options": dict(rules_in_force or {}),
         "via": {side: (via or {}).get(side) for side in SIDES},
         "follows_undo_of": follows_undo_of,
     }
+    if judged is not None:
+        data.update(
+            labels=judged.labels,
+            label=judged.words.label,
+            sentence=judged.sentence,
+            facts=judged.facts,
+            awaited={side: side in judged.awaited for side in SIDES},
+            title=judged.title,
+            fighters=judged.fighters,
+            house_rules_shown=judged.house_rules,
+            move_noun=judged.words.move,
+            dice=judged.dice,
+        )
+        return msgspec.convert(data, PublishedRound)
+    rules = registry.get_or_none(ruleset_id)
+    moves = submitted or {}
+
+    def label(side: str) -> str:
+        choice = shown.get(side)
+        return _label(ruleset_id, moves.get(side) if moves.get(side) == choice else choice, rules)
+
+    data["labels"] = {side: label(side) for side in SIDES}
+    if rules is not None:
+        data["sentence"] = rules.outcome_sentence(
+            str(public_result["outcome"]), names["a"], names["b"]
+        )
+        data["facts"] = [tuple(fact) for fact in rules.result_facts(public_result)]
+        data["title"] = rules.short_name()
+        data["fighters"] = {side: rules.fighter_summary(state[side]) for side in SIDES}
+        data["move_noun"] = rules.words.move.one
+        verifiable = capability(rules, VerifiableDice)
+        data["dice"] = None if verifiable is None else verifiable.dice
     return msgspec.convert(data, PublishedRound)
 
 
 def read_published(data: Mapping[str, Any]) -> PublishedRound:
-    """A stored, carried or exported result read back: version 2 strictly, an unversioned
-    (version 1) one leniently. PublishedFormatError for anything else."""
+    """A stored, carried or exported result read back: versions 2 and 3 strictly, an
+    unversioned (version 1) one leniently. PublishedFormatError for anything else."""
     version = data.get("version")
     if version is None:
         return _read_version_1(data)
-    if version != PUBLISHED_VERSION or isinstance(version, bool):
+    if isinstance(version, bool) or version not in (PREVIOUS_TYPED_VERSION, PUBLISHED_VERSION):
         raise PublishedFormatError(
             f"result version {version!r} is not one this duelbot reads "
-            f"(it reads 1 and {PUBLISHED_VERSION})"
+            f"(it reads 1 to {PUBLISHED_VERSION})"
         )
+    if version == PREVIOUS_TYPED_VERSION:
+        data = {**data, "version": PUBLISHED_VERSION}
     try:
         return msgspec.convert(data, PublishedRound)
     except msgspec.ValidationError as exc:
@@ -266,7 +323,6 @@ def _read_version_1(data: Mapping[str, Any]) -> PublishedRound:
         outcome=str(data.get("outcome") or "?"),
         winner=winner if winner in SIDES else None,
         ended=bool(data.get("ended")),
-        locked=bool(data.get("locked")),
         choices=Sides(choice("a"), choice("b")),
         rolls=tuple(
             _roll(roll)

@@ -170,6 +170,7 @@ class DuelReads(DuelUseCases):
                 True,
                 view.open_round.deadline,
                 dict(view.open_round.submitted),
+                view.open_round.words,
             )
 
     async def history(self, duel_id: int, guild_id: int | None = None) -> DuelHistory:
@@ -219,7 +220,9 @@ class DuelReads(DuelUseCases):
                 },
                 "outcome": result.outcome,
                 "winner": result.winner_name,
-                "locked": result.locked,
+                # The short verify shape is rule 2.14's (the default ruleset's): its lock
+                # after the round is in its state.
+                "locked": bool(result.state.get("locked", False)),
                 "rolls": result.to_json()["rolls"],
                 "log": list(result.log),
                 "seed": rnd.seed,

@@ -52,6 +52,7 @@ from bot.services.errors import (
     RoundNotOpen,
     StateConflict,
 )
+from bot.services.message_format import MAX_MOVE_BUTTONS
 from bot.services.messages import (
     FollowsUndo,
     Party,
@@ -134,6 +135,7 @@ class RoundCommands(DuelUseCases):
         )
         session.add(rnd)
         await session.flush()
+        words = rules.step_words(current, number)
         view = duel_view(duel, rnd, set())
         announce(
             session,
@@ -148,6 +150,7 @@ class RoundCommands(DuelUseCases):
                 deadline=deadline,
                 opened_by=actor_id,
                 awaiting=None if tuple(awaiting) == SIDES else tuple(awaiting),
+                words=words,
             ),
             key=f"{rnd.id}",
             on_behalf_of=actor_id,
@@ -155,6 +158,7 @@ class RoundCommands(DuelUseCases):
             action="round.open",
             details={"round": number, "commitment": rnd.commitment, "deadline": iso(deadline)},
         )
+        listed = {side: legal_moves(duel.ruleset, duel.state, side) for side in awaiting}
         for side in awaiting:
             prompt = None if steps is None else steps.prompt(current, side)
             post_in_duel_channel(
@@ -169,15 +173,26 @@ class RoundCommands(DuelUseCases):
                     channel_id=view.post_channel_id,
                     commitment=rnd.commitment,
                     deadline=deadline,
-                    moves=legal_moves(duel.ruleset, duel.state, side),
+                    moves=listed[side],
                     prompt=prompt,
                     secret=prompt is None or steps is None or steps.is_secret(current),
+                    words=words,
                 ),
                 key=f"round_dm:{rnd.id}:{side}",
                 on_behalf_of=actor_id,
                 to_side=side,
             )
-        return RoundOpened(view, number, rnd.commitment, deadline)
+        return RoundOpened(
+            view,
+            number,
+            rnd.commitment,
+            deadline,
+            words=words,
+            awaiting=tuple(awaiting),
+            with_buttons=tuple(
+                side for side in awaiting if 0 < len(listed[side]) <= MAX_MOVE_BUTTONS
+            ),
+        )
 
     # -- moves --------------------------------------------------------------------------
 
@@ -222,6 +237,7 @@ class RoundCommands(DuelUseCases):
                 opponent_name=duel.state[other_side(took.side)]["name"],
                 closed=closed,
                 changed_from_label=took.changed_from_label,
+                words=took.words,
             )
 
     async def _close_after_move(
@@ -322,7 +338,7 @@ class RoundCommands(DuelUseCases):
             submitted=submitted,
             via={s: submissions[s].via for s in submissions},
             follows_undo_of=None if follows is None else follows.number,
-            labels=judged.labels,
+            judged=judged,
         )
         rnd.status = "closed"
         rnd.closed_by = actor_id
@@ -336,7 +352,8 @@ class RoundCommands(DuelUseCases):
         if result.ended:
             duel.status = "ended"
             duel.ended_at = now
-            duel.end_reason = f"round {rnd.number}: {result.outcome}"
+            # In plain words (a page shows it): "round 4: Ann wins the duel", never a code.
+            duel.end_reason = f"{judged.words.label}: {published.sentence}"
             duel.end_kind = "result"
             await ratings.duel_ended(session, duel, result.outcome)
         await session.flush()
@@ -376,7 +393,7 @@ class RoundCommands(DuelUseCases):
             post_in_duel_channel(
                 session,
                 view,
-                PrivateNote(*where, said),
+                PrivateNote(*where, said, words=judged.words),
                 key=f"private_note:{rnd.id}:{side}",
                 on_behalf_of=on_behalf_of,
                 to_side=side,

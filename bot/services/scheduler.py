@@ -114,6 +114,7 @@ class SchedulerService:
                         channel_id=duel.thread_id or duel.channel_id,
                         deadline=rnd.deadline,
                         moves=legal_moves(duel.ruleset, duel.state, side),
+                        words=rules.step_words(rnd.state_before or duel.state, rnd.number),
                     )
                     enqueue(
                         session,

@@ -10,7 +10,13 @@ from bot.db.models import Duel, Round
 from bot.rules.base import SIDES
 from bot.services import ratings
 from bot.services.clock import utcnow
-from bot.services.duel_support import DuelUseCases, announce, clean_reason, duel_view
+from bot.services.duel_support import (
+    DuelUseCases,
+    announce,
+    clean_reason,
+    duel_view,
+    ruleset_of,
+)
 from bot.services.errors import NotAllowed, StateConflict
 from bot.services.messages import RoundUndone
 from bot.services.settings import load_settings_row, undo_window
@@ -63,7 +69,14 @@ class UndoCommands(DuelUseCases):
             await ratings.duel_reopened(session, duel)
             await session.flush()
             view = duel_view(duel)
-            undone = RoundUndone(duel.id, rnd.number, rnd.outcome, actor_id, reason)
+            undone = RoundUndone(
+                duel.id,
+                rnd.number,
+                rnd.outcome,
+                actor_id,
+                reason,
+                ruleset_of(duel.ruleset).step_words(before, rnd.number),
+            )
             announce(
                 session,
                 view,

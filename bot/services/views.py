@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
+from bot.rules.terms import StepWords
 from bot.services.messages import OutboxMessage, parse_message
 from bot.services.published import PublishedRound
 
@@ -61,6 +62,8 @@ class OpenRoundView:
     commitment: str
     opened_by: int
     submitted: dict[str, bool]
+    # The round (step) in its ruleset's words.
+    words: StepWords | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,8 @@ class DuelView:
     a: DuellistView
     b: DuellistView
     status: str
+    # The lock of the export document's "locked" (docs/export-format.md); statuses say the
+    # ruleset's own ``notes`` instead.
     locked: bool
     winner: str | None
     end_reason: str | None
@@ -83,6 +88,13 @@ class DuelView:
     # the ruleset's "params" and "house_rules"); later /config changes never reach them.
     options: dict[str, Any] = field(default_factory=dict)
     end_kind: str | None = None  # "result" | "commander" once ended
+    # What the ruleset says of the live duel beyond "live" ("locked in combat"), plain words.
+    notes: tuple[str, ...] = ()
+
+    @property
+    def live_text(self) -> str:
+        """"live", with the ruleset's notes: "live, locked in combat"."""
+        return ", ".join(("live", *self.notes))
 
     @property
     def post_channel_id(self) -> int:
@@ -109,6 +121,12 @@ class RoundOpened:
     round_no: int
     commitment: str
     deadline: datetime | None
+    # How the round (step) is named and closed, in its ruleset's words.
+    words: StepWords | None = None
+    # The sides asked to choose now, and those whose DM prompt has move buttons (the others
+    # answer as text: no buttons, or more choices than buttons).
+    awaiting: tuple[str, ...] = ("a", "b")
+    with_buttons: tuple[str, ...] = ("a", "b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +155,8 @@ class SubmissionReceipt:
     # Set when config close_when_all_submitted closed the round with this move.
     closed: RoundClosed | None = None
     changed_from_label: str | None = None  # the ruleset's label of changed_from
+    # The round (step) in its ruleset's words: its label, what a move is called, who closes it.
+    words: StepWords | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +175,8 @@ class RoundStatus:
     is_open: bool
     deadline: datetime | None
     submitted: dict[str, bool] = field(default_factory=dict)
+    # The open round (step) in its ruleset's words; None: none is open.
+    words: StepWords | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -187,7 +187,7 @@ async def _play_foeq(w: World, database: Database) -> int:
         )
     )
     opened = await w.slash(w.commander, "round", "open", duel=duel_id)
-    assert "Round 1" in opened.content, opened.content
+    assert "Step 1" in opened.content, opened.content
     await play_foeq(w, database, duel_id)
     return duel_id
 

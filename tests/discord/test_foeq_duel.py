@@ -105,7 +105,7 @@ async def test_a_whole_foeq_duel_through_discord(
         assert "Duel #" in reply.content, reply.content
         duel_id = int(reply.content.split("Duel #")[1].split()[0])
         reply = await w.slash(w.commander, "round", "open", duel=duel_id)
-        assert "Round 1" in reply.content
+        assert "Step 1" in reply.content
 
         clicked = await play(w, database, duel_id)
         assert clicked > 0  # some steps by button, the others typed

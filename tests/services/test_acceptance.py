@@ -82,7 +82,7 @@ def test_a_change_supersedes_the_stored_move_and_its_label_is_told() -> None:
         ({}, ROUND, {"move": "dance"}, {}, InvalidInput, ""),
         ({"status": "ended"}, ROUND, {}, {}, RoundNotOpen, "has ended"),
         ({}, None, {}, {}, RoundNotOpen, "no open round"),
-        ({}, ROUND, {"round_no": 3}, {}, RoundNotOpen, "Round 3 of duel #7 is over"),
+        ({}, ROUND, {"round_no": 3}, {}, RoundNotOpen, "That round of duel #7 is over"),
         (
             {},
             replace(ROUND, deadline=NOW - timedelta(seconds=1)),

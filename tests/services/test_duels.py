@@ -484,7 +484,8 @@ async def test_close_updates_winner_and_end(database: Database) -> None:
     assert closed.duel.status == "ended" and closed.duel.winner_name == "Bob"
     duel = await _duel_row(database, duel_id)
     assert (duel.status, duel.winner) == ("ended", "b") and duel.ended_at is not None
-    assert duel.end_reason is not None and "b_wins" in duel.end_reason
+    # In plain words (issue 24): the round and the ruleset's sentence, never the code.
+    assert duel.end_reason == "round 1: Bob wins the duel", duel.end_reason
     [post] = await outbox_rows(database, kind="round_result")
     assert post.on_behalf_of == COMMANDER  # the opener, since the scheduler closed it
     with pytest.raises(StateConflict):

@@ -96,6 +96,10 @@ def test_a_versioned_payload_missing_any_field_is_refused(message: OutboxMessage
         if key == "version":
             continue
         broken = {k: v for k, v in data.items() if k != key}
+        if key in type(message).OPTIONAL_FIELDS:
+            # Added to the version after rows were written: such a row still reads.
+            assert parse_message(message.KIND, broken) is not None
+            continue
         with pytest.raises(MessageFormatError, match=repr(key)):
             parse_message(message.KIND, broken)
 

@@ -4,6 +4,7 @@ what is stored and carried (both versions), refused loudly when it cannot be rea
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import msgspec
@@ -15,6 +16,7 @@ from bot.db.models import Round
 from bot.exports.document import duel_document
 from bot.exports.verify import verify_duel
 from bot.presentation.discord_replies import history_text
+from bot.rules.adjudication import Adjudication, adjudicate
 from bot.rules.dice import ScriptedDice
 from bot.rules.rule_2_14.ruleset import RULE_2_14
 from bot.rules.rule_2_14.state import Duellist, DuelState, Options
@@ -95,10 +97,51 @@ def test_a_result_stored_before_it_was_typed_reads_as_version_1() -> None:
     assert older.names == Sides("Duellist A", "Duellist B") and older.winner_name is None
 
 
-@pytest.mark.parametrize("version", [3, 0, "2", True])
+@pytest.mark.parametrize("version", [4, 0, "3", True])
 def test_an_unknown_version_is_refused(version: object) -> None:
     with pytest.raises(PublishedFormatError, match="version"):
         read_published({**_published().to_json(), "version": version})
+
+
+def _judged(round_no: int = 3) -> Adjudication:
+    state = DuelState(Duellist("Ann", 8, 3), Duellist("Bob", 2, 5)).to_dict()
+    moves = {"a": "full_frontal_strike", "b": "evade"}
+    return adjudicate(RULE_2_14.id, state, moves, {}, seed="ab" * 32, duel_id=1, round_no=round_no)
+
+
+def test_the_close_fixes_the_rulesets_words_and_facts() -> None:
+    """Issue 24: the outcome as a sentence, rule 2.14's own facts, the label; no typed
+    ``locked`` (it is in rule 2.14's state). Issue 25: what the renderers show is fixed at
+    the close, from the rules' one answer (the title, the summaries, the move noun)."""
+    judged = _judged()
+    published = publish(judged.public, judged=judged)
+    assert published.sentence and "_" not in published.sentence
+    assert published.sentence == judged.sentence
+    assert published.facts == (("Locked in combat", "yes" if published.state["locked"] else "no"),)
+    assert published.label == "round 3"
+    assert "locked" not in published.to_json()
+    assert published.title == RULE_2_14.short_name() and published.move_noun == "move"
+    assert published.fighters is not None
+    assert published.fighters.a == tuple(RULE_2_14.fighter_summary(published.state["a"]))
+    assert published.labels == Sides("Full Frontal Strike", "Evade")
+
+
+def test_a_version_2_result_reads_with_the_words_left_to_the_ruleset() -> None:
+    """A stored version 2 row (rule 2.14's ``locked`` at the top, no words) still reads:
+    the renderers then ask the ruleset for the sentence and the facts."""
+    stored = {**_published().to_json(), "version": 2, "locked": True}
+    for key in ("label", "sentence", "facts", "awaited"):
+        stored.pop(key, None)
+    older = read_published(stored)
+    assert older.label == "" and older.sentence == "" and older.facts is None
+    assert older.awaited == Sides(True, True)
+    assert older.labels == _published().labels
+
+
+def test_a_side_not_asked_is_published_as_the_rules_said() -> None:
+    judged = replace(_judged(), awaited=("a",), labels={"a": "Full Frontal Strike", "b": "x"})
+    published = publish(judged.public, judged=judged)
+    assert published.awaited == Sides(True, False) and published.labels.b == "x"
 
 
 def test_a_version_2_result_of_the_wrong_shape_is_refused_naming_the_field() -> None:

@@ -282,6 +282,14 @@
     return "rolls #" + indices[0] + "\u2013#" + indices[indices.length - 1];
   }
 
+  /* A round's name in its ruleset's words: the label its close fixed ("Step 4", "Round 1,
+   * forfeit choice"), else "Round N" (a result published before labels, an open round). */
+  function roundName(r, result) {
+    var label = get(result, "label");
+    if (typeof label === "string" && label) return label.charAt(0).toUpperCase() + label.slice(1);
+    return "Round " + r.number;
+  }
+
   function renderRound(r) {
     var number = r.number;
     var result = isObject(r.result) ? r.result : null;
@@ -289,7 +297,7 @@
       className: "round", id: "round-" + number, "data-round": number, "data-status": r.status
     });
     var head = el("div", { className: "round-head" },
-      el("h2", { text: "Round " + number }),
+      el("h2", { text: roundName(r, result) }),
       r.status === "undone" ? el("span", { className: "badge undone", text: "undone" }) : null,
       r.status === "open" ? el("span", { className: "badge", text: "open" }) : null,
       el("span", { className: "badge verify", text: result ? "not checked" : "sealed" }));
@@ -330,11 +338,25 @@
 
     var outcome = get(result, "outcome") || r.outcome;
     var winner = get(result, "winner");
-    var outcomeText = humanize(outcome || "no outcome");
-    if (winner === "a" || winner === "b") outcomeText += ": " + nameOf(winner) + " wins";
-    if (get(result, "ended")) outcomeText += " (the duel ends)";
-    else if (get(result, "locked") === true) outcomeText += " (locked in combat)";
+    var sentence = get(result, "sentence");
+    var outcomeText;
+    if (typeof sentence === "string" && sentence) {
+      // The ruleset's own sentence, fixed at the close: never an outcome code.
+      outcomeText = sentence;
+    } else {
+      outcomeText = humanize(outcome || "no outcome");
+      if (winner === "a" || winner === "b") outcomeText += ": " + nameOf(winner) + " wins";
+      if (get(result, "ended")) outcomeText += " (the duel ends)";
+      else if (get(result, "locked") === true) outcomeText += " (locked in combat)";
+    }
     section.appendChild(el("p", { className: "outcome" }, "Outcome: ", outcomeText));
+    var resultFacts = get(result, "facts");
+    if (Array.isArray(resultFacts) && resultFacts.length) {
+      // The ruleset's own facts of the result (rule 2.14: "Locked in combat").
+      section.appendChild(el("p", { className: "muted", text: resultFacts.map(function (f) {
+        return Array.isArray(f) ? f[0] + ": " + f[1] : String(f);
+      }).join(" \u00b7 ") }));
+    }
     var closedText = [r.closed_at ? "Closed " + when(r.closed_at) : null,
       r.close_reason ? "(" + humanize(r.close_reason).toLowerCase() + ")" : null].filter(Boolean).join(" ");
     if (closedText) section.appendChild(el("p", { className: "muted", text: closedText }));

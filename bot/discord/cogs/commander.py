@@ -27,12 +27,14 @@ from bot.discord.sheet_input import parse_sheet_fields
 from bot.exports.formats import export_duel, export_html
 from bot.presentation.discord_replies import (
     challenge_reply,
-    deadline_text,
     duel_embed,
     duel_list_text,
     history_text,
     profile_text,
+    round_closed_text,
+    round_opened_text,
     round_status_text,
+    undone_reply,
 )
 from bot.presentation.discord_text import safe
 from bot.rules import registry
@@ -392,12 +394,7 @@ class Commander(commands.Cog):
             actor_id=interaction.user.id,
             deadline=when,
         )
-        await interaction.followup.send(
-            f"Round {opened.round_no} of duel #{duel} is open. Deadline: "
-            f"{deadline_text(opened.deadline)}.\nCommitment: `{opened.commitment}`\n"
-            "Both duellists are being sent their move buttons by DM.",
-            ephemeral=True,
-        )
+        await interaction.followup.send(round_opened_text(opened), ephemeral=True)
 
     @round.command(name="close", description="Close the open round and post the result")
     @app_commands.describe(duel="Duel number")
@@ -410,16 +407,7 @@ class Commander(commands.Cog):
             guild_id=guild_id,
             actor_id=interaction.user.id,
         )
-        # Said when the result ended the duel: no next round to open (the sandbox's guide
-        # moves on to the export on these words).
-        over = ""
-        if closed.duel.status == "ended":
-            over = " The duel is over: no round opens after this one."
-        await interaction.followup.send(
-            f"Round {closed.round_no} of duel #{duel} is closed; the result is being posted "
-            f"in <#{closed.duel.post_channel_id}>.{over}",
-            ephemeral=True,
-        )
+        await interaction.followup.send(round_closed_text(closed), ephemeral=True)
 
     @round.command(name="status", description="Who has sent a move (never what)")
     @app_commands.describe(duel="Duel number")
@@ -453,11 +441,7 @@ class Commander(commands.Cog):
             reason=reason,
             round_no=round,
         )
-        await interaction.followup.send(
-            f"The last result of duel #{view.id} was undone; the duel is "
-            f"{'locked' if view.locked else 'live'} with {view.rounds_played} round(s) played.",
-            ephemeral=True,
-        )
+        await interaction.followup.send(undone_reply(view), ephemeral=True)
 
 
 async def setup(bot: DuelBot) -> None:

@@ -5,6 +5,7 @@ challenge; command_line.py: its `duelbot odds` report)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -46,6 +47,7 @@ from bot.rules.by_this_axe.tables import (
     COUNTERATTACK,
     DEFAULT_WOUNDS,
     DIRTY_TRICK,
+    ENDINGS,
     FLEE,
     FLEE_FROM_ROUND,
     FLEE_ROLL,
@@ -56,7 +58,6 @@ from bot.rules.by_this_axe.tables import (
     TITLE,
     WOUNDS_MAX,
     _save_text,
-    describe_outcome,
 )
 from bot.rules.capabilities import (
     DiceByPattern,
@@ -66,21 +67,24 @@ from bot.rules.capabilities import (
 )
 from bot.rules.command_line import OddsArguments, OddsReport
 from bot.rules.dice import DiceSource, enumerate_outcomes, every_face
-from bot.rules.errors import InvalidRoundInput
+from bot.rules.errors import InvalidRoundInput, RulesError
 from bot.rules.params import DuelParam, HouseRule, LegacyParam
 from bot.rules.terms import (
     NOTHING_REMEMBERED,
     SIDES,
     Fighter,
     MoveSpec,
+    Noun,
     OutcomeKind,
     PreDuel,
     PreDuelInput,
     PreDuelOutcome,
     PreDuelStep,
     RoundResult,
+    RulesetWords,
     SheetField,
     Side,
+    StepWords,
     Withholdable,
     other_side,
 )
@@ -104,6 +108,13 @@ CHALLENGE_STEP = PreDuelStep(
 )
 
 
+#: By This Axe plays rounds of secret allotments, closed by a commander (a round halted for
+#: a forfeit choice goes on by itself once the victims have chosen: ``step_words``).
+WORDS = RulesetWords(move=Noun("allotment", "allotments"), ending=ENDINGS)
+#: The name of the step a round halts for (its label: "round 3, forfeit choice").
+FORFEIT_STEP = "forfeit choice"
+
+
 class ByThisAxe(
     Ruleset, MultiStep, HouseRulesFromDeclarations, PreDuel, ExactOdds, DiceByPattern
 ):
@@ -113,6 +124,7 @@ class ByThisAxe(
 
     id = RULESET_ID
     title = TITLE
+    words = WORDS
     dice: tuple[int, ...] = (6,)
     # "rolls 1: ...", "rolls 4 dice (1, 2, 5, 4): ...", "saves on 5-6 ..., rolls 5, 4: ...",
     # "rolls a counterattack die: 3", "in contact: Ann rolls 2 and forces the duel".
@@ -227,6 +239,37 @@ class ByThisAxe(
         """Nothing: every choice is published at the close, and the whole state."""
         return frozenset()
 
+    def round_label(self, state: Any, number: int) -> str:
+        """The combat round the state is in ("round 3"), and "round 3, forfeit choice" for
+        the step of a round halted until its victims choose their forfeited dice: the
+        game's own count, not the number of steps the duel has played."""
+        if state is None:
+            return super().round_label(state, number)
+        try:
+            current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
+        except RulesError:
+            return super().round_label(state, number)
+        if current.pending is not None:
+            return f"round {current.round_no}, {FORFEIT_STEP}"
+        return f"round {current.round_no}"
+
+    def step_words(self, state: Any, number: int) -> StepWords:
+        """A forfeit choice is a step inside its combat round, closing by itself once the
+        victims have chosen: it is spoken of as a step, and its answer as a choice."""
+        words = super().step_words(state, number)
+        if words.label.endswith(FORFEIT_STEP):
+            return replace(words, round="step", move="choice", closes="itself")
+        return words
+
+    def unasked_label(self, state: Any, side: Side) -> str | None:
+        """In a forfeit choice, a side not asked still fights with the dice it allotted
+        for the round: the result shows that allotment, never "no allotment"."""
+        current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
+        if current.pending is None:
+            return None
+        allotted = choice_label(current.pending.picks.get(side))
+        return f"{allotted} (allotted before the {FORFEIT_STEP})"
+
     def prompt(self, state: Any, side: Side) -> str | None:
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
         if current.pending is None or side not in current.pending.victims:
@@ -258,9 +301,6 @@ class ByThisAxe(
             "such as `a3 p1 t0` or `3/1/0` (at least 1 attack and 1 parry, at most 1 dirty "
             f"trick), or `flee` from round {FLEE_FROM_ROUND}.{pool}"
         )
-
-    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
-        return describe_outcome(outcome, a_name, b_name)
 
     def outcome_kind(self, outcome: str, winner: Side | None, side: Side) -> OutcomeKind:
         """A character who ran away (``a_flees``, ``both_flee``) counts a flight, kept with

@@ -53,20 +53,24 @@ OUTCOMES: tuple[str, ...] = (
     A_WINS, B_WINS, BOTH_DEFEATED, A_FLEES, B_FLEES, BOTH_FLEE, CONTINUE, FORFEIT_CHOICE,
 )
 
+#: Each outcome in plain words (``RulesetWords.ending``: templates over ``{a}``, ``{b}``).
+ENDINGS: dict[str, str] = {
+    A_WINS: "{b} is defeated: {a} wins the duel",
+    B_WINS: "{a} is defeated: {b} wins the duel",
+    BOTH_DEFEATED: "Both characters are defeated; the duel ends with no winner",
+    A_FLEES: "{a} runs away; the duel ends with no winner",
+    B_FLEES: "{b} runs away; the duel ends with no winner",
+    BOTH_FLEE: "Both characters run away; the duel ends with no winner",
+    CONTINUE: "Nobody is defeated and nobody ran away; the duel goes on",
+    FORFEIT_CHOICE: "A dirty trick worked: the round waits for the victim to choose "
+    "which two dice to forfeit",
+}
+
+
 def describe_outcome(outcome: str, a_name: str, b_name: str) -> str:
     """One sentence for an outcome id, with the duellists' names (for posts)."""
-    texts = {
-        A_WINS: f"{b_name} is defeated: {a_name} wins the duel",
-        B_WINS: f"{a_name} is defeated: {b_name} wins the duel",
-        BOTH_DEFEATED: "Both characters are defeated; the duel ends with no winner",
-        A_FLEES: f"{a_name} runs away; the duel ends with no winner",
-        B_FLEES: f"{b_name} runs away; the duel ends with no winner",
-        BOTH_FLEE: "Both characters run away; the duel ends with no winner",
-        CONTINUE: "Nobody is defeated and nobody ran away; the duel goes on",
-        FORFEIT_CHOICE: "A dirty trick worked: the round waits for the victim to choose "
-        "which two dice to forfeit",
-    }
-    return texts.get(outcome, outcome)
+    template = ENDINGS.get(outcome)
+    return outcome if template is None else template.format(a=a_name, b=b_name)
 
 
 TrickTakes = Literal["parry_first", "attack_first"]

@@ -79,7 +79,17 @@ from bot.rules.foeq.tables import (
     WEIRD,
 )
 from bot.rules.params import DuelParam, HouseRule
-from bot.rules.terms import SIDES, Fighter, MoveSpec, RoundResult, SheetField, Side, Withholdable
+from bot.rules.terms import (
+    SIDES,
+    Fighter,
+    MoveSpec,
+    Noun,
+    RoundResult,
+    RulesetWords,
+    SheetField,
+    Side,
+    Withholdable,
+)
 
 #: The export's name for a side's withheld choice.
 _CHOICE_OF: dict[Side, Withholdable] = {"a": "choices.a", "b": "choices.b"}
@@ -98,6 +108,30 @@ PUBLIC_STAKE = DuelParam(
 CHALLENGER = DuelParam("challenger", "choice", "a", "who issued the challenge", values=("a", "b"))
 
 
+#: FoEQ plays steps (the Stakes, each Declaration of the Stare, the Shot, the Score), each
+#: closing itself once the awaited duellists have chosen; a choice is a declaration.
+WORDS = RulesetWords(
+    round=Noun("step", "steps"),
+    move=Noun("declaration", "declarations"),
+    closes="itself",
+    ending={
+        "setup": "Stakes, Styles and spell slots chosen in secret; the Stare begins",
+        "declared": "A Move is declared",
+        "stare_a": "{a} wins this round of the Stare",
+        "stare_b": "{b} wins this round of the Stare",
+        "stare_none": "Nobody declared a Move this round of the Stare",
+        "style_decided": "A Style decision was made in secret",
+        "twist": "A Strategic Twist is resolved",
+        "shot_a": "{a} wins the Shot; the Score awaits the choice of the consequence",
+        "shot_b": "{b} wins the Shot; the Score awaits the choice of the consequence",
+        "a_wins": "{a} wins the duel",
+        "b_wins": "{b} wins the duel",
+        "tie": "The Shot is a tie: both duellists suffer the stakes",
+        "no_winner": "Both duellists forfeited; the duel ends with no winner",
+    },
+)
+
+
 class FoeqSpellDuel(
     Ruleset, MultiStep, HouseRulesFromDeclarations, DiceByPattern, SheetProgress
 ):
@@ -106,6 +140,7 @@ class FoeqSpellDuel(
 
     id = RULESET_ID
     title = "FoEQ spell duel"
+    words = WORDS
     # The bot runs it end to end: one round per step, opened automatically (advances_at_once),
     # secret steps by DM, private notes by DM: see docs/rules/foeq-spell-duel.md.
     playable = True
@@ -457,23 +492,6 @@ class FoeqSpellDuel(
             "as `hit_die` or `first_blood`."
         )
 
-    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
-        texts = {
-            "setup": "Stakes, Styles and spell slots chosen in secret; the Stare begins",
-            "declared": "A Move is declared",
-            "stare_a": f"{a_name} wins this round of the Stare",
-            "stare_b": f"{b_name} wins this round of the Stare",
-            "stare_none": "Nobody declared a Move this round of the Stare",
-            "style_decided": "A Style decision was made in secret",
-            "twist": "A Strategic Twist is resolved",
-            "shot_a": f"{a_name} wins the Shot; the Score awaits the choice of the consequence",
-            "shot_b": f"{b_name} wins the Shot; the Score awaits the choice of the consequence",
-            "a_wins": f"{a_name} wins the duel",
-            "b_wins": f"{b_name} wins the duel",
-            "tie": "The Shot is a tie: both duellists suffer the stakes",
-            "no_winner": "Both duellists forfeited; the duel ends with no winner",
-        }
-        return texts.get(outcome, outcome)
 
     def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
         """HP, Hit Dice, spell attack, initiative, spell slots (what a card shows)."""

@@ -201,7 +201,6 @@ class StepBase:
             outcome=self.outcome,
             winner=self.winner,
             ended=self.ended,
-            locked=False,
             choices=shown,
             rolls=tuple(self.rolls),
             log=tuple(self.log),

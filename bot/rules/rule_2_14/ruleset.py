@@ -49,6 +49,7 @@ from bot.rules.terms import (
     MoveSpec,
     OutcomeKind,
     RoundResult,
+    RulesetWords,
     SheetField,
     Side,
     other_side,
@@ -104,6 +105,20 @@ class _Round:
         return success
 
 
+#: Rule 2.14 plays rounds of moves, each closed by a commander (or its deadline).
+WORDS = RulesetWords(
+    ending={
+        "a_wins": "{a} wins the duel",
+        "b_wins": "{b} wins the duel",
+        "a_retreats": "{a} retreats; the duel ends with no winner",
+        "b_retreats": "{b} retreats; the duel ends with no winner",
+        "both_retreat": "Both duellists retreat; the duel ends with no winner",
+        "locked": "The duellists are locked in combat; the duel goes on",
+        "no_effect": "No effect; the duel goes on",
+    },
+)
+
+
 class Rule214(
     Ruleset, HouseRulesFromDeclarations, ExactOdds, ShortAdjudication, DiceByPattern
 ):
@@ -112,6 +127,7 @@ class Rule214(
 
     id = RULESET_ID
     title = "Rule 2.14 Duelling"
+    words = WORDS
 
     sheet_fields = (
         SheetField("str", "int", "Strength (STR)", STAT_MIN, STAT_MAX),
@@ -152,17 +168,6 @@ class Rule214(
         listed = ", ".join(f"`{m.id}` ({'/'.join(m.aliases)})" for m in MOVES)
         return f"Rule 2.14 moves: {listed}. Send one move per round, e.g. `evade`."
 
-    def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
-        texts = {
-            "a_wins": f"{a_name} wins the duel",
-            "b_wins": f"{b_name} wins the duel",
-            "a_retreats": f"{a_name} retreats; the duel ends with no winner",
-            "b_retreats": f"{b_name} retreats; the duel ends with no winner",
-            "both_retreat": "Both duellists retreat; the duel ends with no winner",
-            "locked": "The duellists are locked in combat; the duel goes on",
-            "no_effect": "No effect; the duel goes on",
-        }
-        return texts.get(outcome, outcome)
 
     def outcome_kind(self, outcome: str, winner: Side | None, side: Side) -> OutcomeKind:
         """A duellist whose retreat ended the duel (``a_retreats``, ``both_retreat``) counts
@@ -172,8 +177,13 @@ class Rule214(
         return super().outcome_kind(outcome, winner, side)
 
     def result_facts(self, result: Mapping[str, Any]) -> list[tuple[str, str]]:
-        """Whether the duellists are locked in combat after the round (2.14 Locked)."""
-        return [("Locked in combat", "yes" if result.get("locked") else "no")]
+        """Whether the duellists are locked in combat after the round (2.14 Locked): its
+        state says so (a result stored before issue 24 also said it at the top)."""
+        state = result.get("state")
+        locked = state.get("locked") if isinstance(state, Mapping) else None
+        if locked is None:
+            locked = result.get("locked")
+        return [("Locked in combat", "yes" if locked else "no")]
 
     def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
         """STR and AGI (what cards and exports show)."""
@@ -205,6 +215,10 @@ class Rule214(
 
     def house_rules(self) -> tuple[HouseRule, ...]:
         return (LOCKED_BLOCKS_RETREAT,)
+
+    def status_notes(self, state: Mapping[str, Any]) -> tuple[str, ...]:
+        """A live duel whose duellists are locked says so (`/duel status`)."""
+        return ("locked in combat",) if self.is_locked(state) else ()
 
     def is_locked(self, state: Mapping[str, Any]) -> bool:
         return bool(state.get("locked", False))

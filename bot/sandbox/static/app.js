@@ -620,7 +620,8 @@ function guideAfterCommand(path, options, summary) {
     if (found) Object.assign(guide, {duel: found[1], round: 0, roundOpen: false, over: false, exported: false});
   }
   if (path === "round open" && String(options.duel) === guide.duel) {
-    const found = /Round (\d+)/.exec(summary);
+    // "Round 3 of duel #1 is open", "Step 2 ...": the ruleset's own noun leads the reply.
+    const found = /^[A-Z][a-z]+ (\d+)/.exec(summary);
     if (found) Object.assign(guide, {roundOpen: true, round: Number(found[1])});
     if (found) guide.moved.clear();
     if (/has ended/.test(summary)) Object.assign(guide, {roundOpen: false, over: true});
