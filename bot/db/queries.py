@@ -359,6 +359,10 @@ _SUPERSEDE = (
 _STORE = insert(Submission)
 
 
+#: The column of a ``move_targets`` row that holds the open round's id.
+TARGET_ROUND_ID = 8
+
+
 def move_targets(
     conn: Connection, *, duel_id: int | None = None, user_id: int | None = None
 ) -> Sequence[Row[Any]]:
@@ -367,6 +371,17 @@ def move_targets(
     if duel_id is not None:
         return conn.execute(_TARGET_BY_DUEL, {"duel_id": duel_id}).all()
     return conn.execute(_TARGETS_OF_USER, {"user_id": user_id}).all()
+
+
+def move_targets_with_moves(
+    conn: Connection, *, duel_id: int | None = None, user_id: int | None = None
+) -> list[tuple[Row[Any], dict[str, tuple[int, int | None, str | None]]]]:
+    """``move_targets``, each with its open round's stored moves (``round_moves``, read
+    after the lock: on PostgreSQL a statement that waited for a row lock re-reads only the
+    locked rows). A DM naming no duel may find several rounds: each one's moves are read
+    (the acceptance picks one, or refuses)."""
+    rows: Sequence[Any] = move_targets(conn, duel_id=duel_id, user_id=user_id)
+    return [(row, round_moves(conn, int(row[TARGET_ROUND_ID]))) for row in rows]
 
 
 def move_duel(conn: Connection, duel_id: int) -> Row[Any] | None:

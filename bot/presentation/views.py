@@ -163,7 +163,9 @@ def round_result_view(
 
     def fighter(side: str, name: str, move: str) -> FighterLine:
         if result.fighters is not None:
-            summary: Sequence[tuple[str, str]] = result.fighters.of(side)
+            # Read as fields: building the view calls into no other layer.
+            pair = result.fighters
+            summary: Sequence[tuple[str, str]] = pair.a if side == "a" else pair.b
         else:
             old = rules()
             summary = old.fighter_summary(state[side]) if old is not None else ()

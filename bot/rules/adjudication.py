@@ -84,6 +84,8 @@ class Adjudication:
     house_rules: tuple[tuple[str, str], ...] | None
     # The kinds of dice the ruleset rolls (None: it declares none).
     dice: tuple[int, ...] | None
+    # What a status says of the duel after the round beyond "live" (``status_notes``).
+    status_notes: tuple[str, ...]
     # What only that duellist may learn (a DM; never published).
     private_notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # The next step of a multi-step game opens at once.
@@ -146,6 +148,7 @@ def adjudicate(
         },
         house_rules=_house_rules_shown(rules, rules_in_force.get("house_rules")),
         dice=None if verifiable is None else tuple(verifiable.dice),
+        status_notes=tuple(rules.status_notes(result.state.to_dict())),
         private_notes={}
         if steps is None
         else {

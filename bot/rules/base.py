@@ -283,17 +283,9 @@ class Ruleset(ABC):
 
     def status_notes(self, state: Mapping[str, Any]) -> tuple[str, ...]:
         """What a live duel's status says beyond "live", from its stored state
-        (``state.to_dict()``), in plain words (rule 2.14: "locked in combat"). Nothing by
-        default."""
+        (``state.to_dict()``), in plain words (`/duel status`, the export document's
+        ``status_notes``). Nothing by default."""
         return ()
-
-    # TEMPORARY: /duel status reads status_notes; the export document's ``locked`` still
-    # reads this (tests/test_layering.py's TEMPORARY_WORD_ALLOWANCE).
-    def is_locked(self, state: Mapping[str, Any]) -> bool:
-        """Whether a stored state (``state.to_dict()``) is locked, as its last
-        ``RoundResult.locked`` said (`/duel status`, exports): False unless the game locks."""
-        return False
-
 
     # -- the path of a move, and what may be published --------------------------------------
 

@@ -59,8 +59,15 @@ def stored_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[s
 
 
 def duel_view(
-    duel: Duel, open_round: Round | None = None, submitted: set[str] | None = None
+    duel: Duel,
+    open_round: Round | None = None,
+    submitted: set[str] | None = None,
+    *,
+    notes: tuple[str, ...] | None = None,
 ) -> DuelView:
+    """The duel as every use case shows it. ``notes``: its ruleset's status notes when the
+    caller has them already (a close: ``Adjudication.status_notes``); then a duel with no
+    open round and no coded end reason asks its ruleset nothing."""
     state = duel.state
 
     def side(s: str, user_id: int) -> DuellistView:
@@ -72,8 +79,11 @@ def duel_view(
             {k: v for k, v in d.items() if k != "name"},
         )
 
-    # The duel's ruleset, looked up once (None for a ruleset that is gone).
-    rules = registry.get_or_none(duel.ruleset)
+    # The duel's ruleset, looked up once when needed (None for a ruleset that is gone).
+    needs_rules = (
+        notes is None or open_round is not None or _CODED_END.fullmatch(duel.end_reason or "")
+    )
+    rules = registry.get_or_none(duel.ruleset) if needs_rules else None
     round_view = None
     if open_round is not None:
         sides = submitted or set()
@@ -96,8 +106,9 @@ def duel_view(
         a=side("a", duel.a_user_id),
         b=side("b", duel.b_user_id),
         status=duel.status,
-        locked=rules is not None and rules.is_locked(state or {}),
-        notes=() if rules is None else tuple(rules.status_notes(state or {})),
+        notes=notes
+        if notes is not None
+        else (() if rules is None else tuple(rules.status_notes(state or {}))),
         winner=duel.winner,
         end_reason=_end_reason(duel, rules),
         rounds_played=duel.rounds_played,

@@ -357,7 +357,7 @@ class RoundCommands(DuelUseCases):
             duel.end_kind = "result"
             await ratings.duel_ended(session, duel, result.outcome)
         await session.flush()
-        view = duel_view(duel)
+        view = duel_view(duel, notes=judged.status_notes)
         on_behalf_of = actor_id if actor_id is not None else rnd.opened_by
         announce(
             session,
@@ -421,18 +421,15 @@ def _take_move(
     req: MoveRequest, scope: DuelScope, defaults: DuelSettings, conn: Connection
 ) -> tuple[Taken, bool]:
     """The move's whole pass on a sync connection (``Work.run``): the duel and its open
-    round (locked), the round's stored moves, the decision (``acceptance.accept``), the
+    round (locked) with the round's stored moves, the decision (``acceptance.accept``), the
     store. A refusal raises (the transaction rolls back). Answers whether the
     transaction is finished: yes unless the move completes the round (the close follows
     in the same transaction)."""
-    duel, rnd = _move_snapshot(conn, req)
+    duel, rnd, stored = _move_snapshot(conn, req)
     if not scope.includes(duel):
         raise scope.not_found(duel.id)
-    moves: dict[str, SideMoves] = {}
-    if rnd is not None:
-        stored = queries.round_moves(conn, rnd.id)
-        moves = {side: SideMoves(*found) for side, found in stored.items()}
-    now = datetime.now(UTC)  # the services' clock (bot.db.models.utcnow's), once locked
+    moves = {side: SideMoves(*found) for side, found in stored.items()}
+    now = datetime.now(UTC)  # the services' clock (bot.services.clock's), once locked
     took = accept(req, duel, rnd, moves, defaults, now)
     assert rnd is not None  # accept refuses a move without an open round
     queries.store_move(
@@ -448,19 +445,29 @@ def _take_move(
     return (duel, rnd, took), not took.completes_round
 
 
-def _move_snapshot(conn: Connection, req: MoveRequest) -> tuple[DuelSnapshot, RoundSnapshot | None]:
-    """The duel a move goes to and its open round (None: no round open; the acceptance
-    says why), row-locked. A DM without "#N" finds the sender's one open round."""
+StoredMoves = dict[str, tuple[int, int | None, str | None]]
+
+
+def _move_snapshot(
+    conn: Connection, req: MoveRequest
+) -> tuple[DuelSnapshot, RoundSnapshot | None, StoredMoves]:
+    """The duel a move goes to, its open round (None: no round open; the acceptance says
+    why), row-locked, and the round's stored moves. A DM without "#N" finds the sender's
+    one open round."""
     if req.duel_id is None:
-        rows = queries.move_targets(conn, user_id=req.user_id)
-        return choose_round([_target(row) for row in rows], req.user_id)
-    rows = queries.move_targets(conn, duel_id=req.duel_id)
-    if rows:
-        return _target(rows[0])
-    row = queries.move_duel(conn, req.duel_id)
-    if row is None:
+        found = queries.move_targets_with_moves(conn, user_id=req.user_id)
+        by_round = {int(row[queries.TARGET_ROUND_ID]): moves for row, moves in found}
+        duel, rnd = choose_round([_target(row) for row, _ in found], req.user_id)
+        return duel, rnd, by_round[rnd.id]
+    found = queries.move_targets_with_moves(conn, duel_id=req.duel_id)
+    if found:
+        row, moves = found[0]
+        duel, rnd = _target(row)
+        return duel, rnd, moves
+    alone = queries.move_duel(conn, req.duel_id)
+    if alone is None:
         raise DuelScope.of_duellist(req.user_id, req.guild_id).not_found(req.duel_id)
-    return _duel(row), None
+    return _duel(alone), None, {}
 
 
 def _duel(row: Any) -> DuelSnapshot:

@@ -76,9 +76,6 @@ class DuelView:
     a: DuellistView
     b: DuellistView
     status: str
-    # The lock of the export document's "locked" (docs/export-format.md); statuses say the
-    # ruleset's own ``notes`` instead.
-    locked: bool
     winner: str | None
     end_reason: str | None
     rounds_played: int
@@ -88,12 +85,13 @@ class DuelView:
     # the ruleset's "params" and "house_rules"); later /config changes never reach them.
     options: dict[str, Any] = field(default_factory=dict)
     end_kind: str | None = None  # "result" | "commander" once ended
-    # What the ruleset says of the live duel beyond "live" ("locked in combat"), plain words.
+    # What the ruleset says of the live duel beyond "live" (its ``status_notes``), in plain
+    # words; the export document's ``status_notes``.
     notes: tuple[str, ...] = ()
 
     @property
     def live_text(self) -> str:
-        """"live", with the ruleset's notes: "live, locked in combat"."""
+        """"live", with the ruleset's notes (``Ruleset.status_notes``)."""
         return ", ".join(("live", *self.notes))
 
     @property

@@ -351,7 +351,7 @@ async def test_locked_is_parsed_as_a_boolean(
             status = await status_text(w, duel_id)
             assert ("locked in combat" in status) is locked, (params, status)
             doc = json.loads((await exports(w, duel_id))["json"])
-            assert doc["locked"] is locked, params
+            assert ("locked in combat" in doc["status_notes"]) is locked, params
         before = await duel_count(database)
         for params in ('{"locked": "maybe"}', '{"locked": 2}', "locked=nope"):
             reply = await start(w, "rule-2.14", params)

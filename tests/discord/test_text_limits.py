@@ -48,7 +48,6 @@ def duel(number: int, *, name: str = "Ann", with_round: bool = False) -> DuelVie
         a=DuellistView("a", 10, f"{name} the Long-Named Duellist of the Northern Marches"),
         b=DuellistView("b", 11, "Bob the Equally Long-Named Duellist of the South"),
         status="live",
-        locked=False,
         winner=None,
         end_reason=None,
         rounds_played=3,

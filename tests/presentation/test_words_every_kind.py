@@ -94,7 +94,7 @@ def duel_view(rules: Ruleset, state: Any, options: dict[str, Any]) -> DuelView:
 
     return DuelView(
         id=1, guild_id=1, channel_id=2, thread_id=None, ruleset=rules.id, a=side("a"),
-        b=side("b"), status="live", locked=False, winner=None, end_reason=None,
+        b=side("b"), status="live", winner=None, end_reason=None,
         rounds_played=0, created_at=NOW, options={"params": options},
     )
 

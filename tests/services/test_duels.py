@@ -75,7 +75,7 @@ async def test_start_duel_snapshots_stats(services: Services, database: Database
         guild_id=GUILD, channel_id=CHANNEL, actor_id=COMMANDER, a=ALICE, b=BOB
     )
     assert (duel.a.sheet, duel.b.sheet) == ({"str": 12, "agi": 8}, {"str": 6, "agi": 14})
-    assert (duel.status, duel.winner, duel.locked, duel.rounds_played) == ("live", None, False, 0)
+    assert (duel.status, duel.winner, duel.notes, duel.rounds_played) == ("live", None, (), 0)
     assert duel.open_round is None
     await services.profiles.set_stats(GUILD, COMMANDER, ALICE, 1, 1)
     again = await services.duels.get_duel(duel.id, GUILD)
@@ -510,11 +510,12 @@ async def test_lock_is_stored_in_the_duels_state(services: Services, database: D
             user_id=user.user_id, move="ffs", via="slash", duel_id=duel_id
         )
     closed = await services.duels.close_round(duel_id=duel_id, guild_id=GUILD, actor_id=COMMANDER)
-    assert closed.outcome == "locked" and closed.duel.locked
+    assert closed.outcome == "locked" and closed.duel.notes == ("locked in combat",)
     duel = await _duel_row(database, duel_id)
     assert duel.status == "live" and duel.winner is None
     assert duel.state["locked"] is True  # the one place the lock is kept (migration 0007)
-    assert (await services.duels.get_duel(duel_id)).locked  # /duel status reads it there
+    # /duel status reads it there, through rule 2.14's status notes
+    assert (await services.duels.get_duel(duel_id)).notes == ("locked in combat",)
 
 
 async def test_close_refusals(services: Services, database: Database) -> None:
@@ -602,7 +603,7 @@ async def test_undo_restores_state_and_keeps_the_undone_result(database: Databas
     view = await services.duels.undo_round(
         duel_id=duel_id, guild_id=GUILD, actor_id=77, reason="misclick"
     )
-    assert (view.status, view.winner, view.locked, view.rounds_played) == ("live", None, False, 0)
+    assert (view.status, view.winner, view.notes, view.rounds_played) == ("live", None, (), 0)
     after = await _duel_row(database, duel_id)
     assert after.state == before.state and after.ended_at is None and after.end_reason is None
     rnd = await _round(database, duel_id, 1)
