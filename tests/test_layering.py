@@ -404,28 +404,14 @@ RULESET_WORD_ALLOWANCE: dict[str, dict[str, int]] = {
     # existing config files load. The ruleset declares the name (HouseRule.former_setting)
     # and the settings service reads it through that declaration alone.
     "bot/config.py": {"locked-blocks-retreat": 4},
+    # The same former server setting as stored in the options of duels started before
+    # migration 0007 and repeated in their published rounds: read (typed) so that those
+    # rounds re-adjudicate alike; nothing writes it any more.
+    "bot/services/published.py": {"locked-blocks-retreat": 1},
 }
-#: TEMPORARY (issue 24 item 2, branch `words`): the shared ``locked`` field of a result and
-#: of a duel's status, which branch `words` removes in favour of the ruleset's own facts
-#: (docs/ruleset-contract.md: ``RoundResult`` loses ``locked``; ``PublicResult.facts``).
-#: After merging `words` the lead runs this test: an entry larger than what is left fails
-#: test_every_word_allowance_is_still_needed (shrink it), a line left over fails the check
-#: (move it, or keep it here with its reason until ``RoundResult.locked`` goes).
-TEMPORARY_WORD_ALLOWANCE: dict[str, dict[str, int]] = {
-    # ``RoundResult.locked`` and what still reads it: the export document's ``locked``, the
-    # exports' compared keys, `duelbot adjudicate`/`verify`'s one-round shape, the views.
-    "bot/cli/verify.py": {"lock": 7},
-    "bot/exports/document.py": {"lock": 2},
-    "bot/exports/report.py": {"lock": 2},
-    "bot/exports/verify.py": {"lock": 2},
-    "bot/presentation/discord_result.py": {"lock": 1},
-    "bot/rules/base.py": {"lock": 3},
-    "bot/rules/terms.py": {"lock": 2},
-    "bot/services/duel_support.py": {"lock": 1},
-    "bot/services/published.py": {"lock": 1, "locked-blocks-retreat": 1},
-    "bot/services/reads.py": {"lock": 2},
-    "bot/services/views.py": {"lock": 3},
-}
+#: Empty since issue 24 (the shared lock left the schema, the views, the exports and the
+#: command line: rule 2.14's short `adjudicate`/`verify` shape is its ``ShortAdjudication``).
+TEMPORARY_WORD_ALLOWANCE: dict[str, dict[str, int]] = {}
 
 
 def _word_tokens(tree: ast.AST) -> list[tuple[int, str]]:

@@ -223,6 +223,7 @@ def add_parser(sub: Any) -> None:
     default = registry.get(DEFAULT_RULESET_ID).short_name()
     short_input = capability(registry.get(DEFAULT_RULESET_ID), ShortAdjudication)
     short_help = "" if short_input is None else short_input.short_round_help
+    own_keys = () if short_input is None else tuple(short_input.short_result_keys)
 
     adj = sub.add_parser(
         "adjudicate",
@@ -234,8 +235,10 @@ def add_parser(sub: Any) -> None:
         epilog=GENERIC_INPUT_HELP
         + "\n"
         + short_help
-        + '\noutput (--json): {"outcome", "winner" (name or null), "locked", "rolls": '
-        '[{"label", "sides", "value", "for", "purpose"}], "log", "seed", "commitment"}\n',
+        + '\noutput (--json): {"outcome", "winner" (name or null), '
+        + "".join(f'"{key}", ' for key in own_keys)
+        + '"rolls": [{"label", "sides", "value", "for", "purpose"}], "log", "seed", '
+        '"commitment"}\n',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     adj.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="default: stdin")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,12 +24,43 @@ from bot.cli.common import (
 from bot.exports.report import adjudication_dict
 from bot.exports.verify import UnreadableExport, is_duel_export, verify_duel
 from bot.rules import registry
+from bot.rules.capabilities import ShortAdjudication, capability
 from bot.rules.dice import commitment, new_seed
 from bot.rules.registry import DEFAULT_RULESET_ID
 
-PUBLISHED_KEYS = ("outcome", "winner", "locked", "rolls", "log", "seed", "commitment")
-FLAT_VERIFY_EXTRA = ("commitment", "outcome", "winner", "rolls", "log", "locked_after")
 ROLL_KEYS = ("label", "sides", "value", "for", "purpose")
+
+#: The flat verify shape's extra keys; the default ruleset's short shape adds its own
+#: (``ShortAdjudication.short_result_keys``), as it does to the published keys.
+FLAT_VERIFY_EXTRA = ("commitment", "outcome", "winner", "rolls", "log")
+
+
+def _short() -> ShortAdjudication | None:
+    return capability(registry.get(DEFAULT_RULESET_ID), ShortAdjudication)
+
+
+def _own_keys() -> Mapping[str, str]:
+    short = _short()
+    return {} if short is None else short.short_result_keys
+
+
+def published_keys() -> tuple[str, ...]:
+    """The keys of the published output, in `duelbot adjudicate --json`'s order."""
+    return ("outcome", "winner", *_own_keys(), "rolls", "log", "seed", "commitment")
+
+
+def verify_input_help(default: str) -> str:
+    short = _short()
+    input_keys = "a round" if short is None else ", ".join(
+        k for k in short.short_round_keys if k not in ("seed", "ruleset")
+    )
+    return (
+        VERIFY_INPUT_HELP.replace("{default}", default)
+        .replace("{input_keys}", input_keys)
+        .replace("{published_keys}", ", ".join(published_keys()))
+        .replace("{own_help}", "" if short is None else short.short_verify_help)
+    )
+
 
 VERIFY_INPUT_HELP = """\
 input: a whole duel exported by `duelbot export --format json` or /duel export (it has
@@ -38,20 +70,19 @@ Rounds still open or with secrets withheld (a running duel) are named, not faile
 
 Or one {default} round (JSON object), one of two shapes:
 
-  1. flat: the adjudicate input fields (a, b, moves, locked, duel_id, round_no, options)
+  1. flat: the adjudicate input fields ({input_keys})
      plus "seed" (the revealed seed), "commitment" (published when the round opened) and
      the published "outcome", "winner" (name or null), "rolls" (and optionally "log",
-     which is not compared). Here "locked" is the lock state BEFORE the round, as in the
-     adjudicate input; the published lock state after the round may be given as
-     "locked_after" (compared when present).
+     which is not compared).
 
   2. published output + input: the `duelbot adjudicate --json` output object unchanged
-     (outcome, winner, locked, rolls, log, seed, commitment) with one more key, "input",
-     holding the adjudicate input. Here "locked" is the published lock state after the
-     round. Build it with:  jq -s '.[1] + {input: .[0]}' round.json published.json
+     ({published_keys}) with one more key, "input", holding the adjudicate input.
+     Build it with:  jq -s '.[1] + {input: .[0]}' round.json published.json
 
+{own_help}
 checks: SHA-256(seed) == commitment; every roll re-derived from the seed (label, sides,
-value, for, purpose); the round re-adjudicated; outcome, winner and locked compared.
+value, for, purpose); the round re-adjudicated; outcome, winner and the ruleset's own
+result keys compared.
 exit status: 0 verified, 1 not verified (each mismatch is printed), 2 bad input.
 """
 
@@ -63,7 +94,9 @@ class VerifyInput:
     commitment: str
     outcome: Any
     winner: Any
-    locked: Any  # the published lock state after the round; _ABSENT when not given
+    # The published values of the short shape's own result keys (``ShortAdjudication.
+    # short_result_keys``); _ABSENT for one the flat shape did not give.
+    own: dict[str, Any]
     rolls: list[Any]
     notes: tuple[str, ...] = ()
 
@@ -92,7 +125,7 @@ def parse_verify_input(data: Any) -> VerifyInput:
         published = _object(
             {k: v for k, v in data.items() if k != "input"},
             "the published output",
-            ("input", *PUBLISHED_KEYS),
+            ("input", *published_keys()),
         )
         rnd = parse_round_input(data["input"], field="input")
         notes: list[str] = []
@@ -113,11 +146,12 @@ def parse_verify_input(data: Any) -> VerifyInput:
             commitment=_commitment(_require(published, "commitment", ""), "commitment"),
             outcome=_require(published, "outcome", ""),
             winner=_require(published, "winner", ""),
-            locked=_require(published, "locked", ""),
+            own={key: _require(published, key, "") for key in _own_keys()},
             rolls=_published_rolls(_require(published, "rolls", ""), "rolls"),
             notes=tuple(notes),
         )
-    rnd = parse_round_input(data, extra=FLAT_VERIFY_EXTRA)
+    flat_extra = (*FLAT_VERIFY_EXTRA, *_own_keys().values())
+    rnd = parse_round_input(data, extra=flat_extra)
     if rnd.seed is None:
         raise InputError("seed is missing (the revealed seed of the round)")
     return VerifyInput(
@@ -126,7 +160,7 @@ def parse_verify_input(data: Any) -> VerifyInput:
         commitment=_commitment(_require(data, "commitment", ""), "commitment"),
         outcome=_require(data, "outcome", ""),
         winner=_require(data, "winner", ""),
-        locked=data.get("locked_after", _ABSENT),
+        own={key: data.get(flat, _ABSENT) for key, flat in _own_keys().items()},
         rolls=_published_rolls(_require(data, "rolls", ""), "rolls"),
     )
 
@@ -149,7 +183,7 @@ def verify_round(vi: VerifyInput) -> tuple[list[str], dict[str, Any]]:
         )
     result = vi.round.resolve(vi.seed)
     expected = adjudication_dict(result, seed=vi.seed, commitment=derived)
-    for key, published in (("outcome", vi.outcome), ("winner", vi.winner), ("locked", vi.locked)):
+    for key, published in (("outcome", vi.outcome), ("winner", vi.winner), *vi.own.items()):
         if published is _ABSENT:
             continue
         if not _same(published, expected[key]):
@@ -194,9 +228,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"OK: the published result is the one {rules} gives for this seed.")
         print(f"- commitment: SHA-256 of the seed is {expected['commitment']}")
         print(f"- rolls: {len(expected['rolls'])} re-derived from the seed, all match")
+        own = "".join(f", {key} {json.dumps(expected[key])}" for key in vi.own)
         print(
-            f"- outcome {expected['outcome']}, winner {json.dumps(expected['winner'])}, "
-            f"locked {json.dumps(expected['locked'])}"
+            f"- outcome {expected['outcome']}, winner {json.dumps(expected['winner'])}{own}"
         )
     else:
         print(f"NOT VERIFIED: {len(mismatches)} mismatch(es)")
@@ -239,7 +273,7 @@ def add_parser(sub: Any) -> None:
         description="Re-derive every roll of a published duel or round from its revealed\n"
         "seeds, re-adjudicate it and compare with what was published\n"
         "(docs/export-format.md, docs/fairness.md).",
-        epilog=VERIFY_INPUT_HELP.replace("{default}", default),
+        epilog=verify_input_help(default),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ver.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="default: stdin")

@@ -75,7 +75,7 @@ class DuelDocument(msgspec.Struct, frozen=True, kw_only=True):
     winner_name: str | None
     # What the duel's ruleset says of it beyond its status, in plain words (its
     # ``status_notes``); a document from before them has none.
-    status_notes: tuple[str, ...] = ()
+    status_notes: list[str] = msgspec.field(default_factory=list)
     end_reason: str | None
     end_kind: str | None
     # The rules fixed when the duel started (duels.options).
@@ -177,7 +177,7 @@ def duel_struct(history: DuelHistory) -> DuelDocument:
         secrets_revealed=d.status == "ended",
         winner=d.winner,  # type: ignore[arg-type]  # a side or None
         winner_name=d.winner_name,
-        status_notes=d.notes,
+        status_notes=list(d.notes),
         end_reason=d.end_reason,
         end_kind=d.end_kind,
         # The rules fixed when the duel started; each round's result repeats what it used.

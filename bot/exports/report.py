@@ -10,7 +10,9 @@ from typing import Any
 
 from bot.presentation.markup import BBCODE, MARKDOWN, Markup, round_result
 from bot.presentation.views import round_result_view
+from bot.rules import registry
 from bot.rules.base import RoundResult
+from bot.rules.capabilities import ShortAdjudication, capability
 from bot.services.published import PublishedRound, published_of
 
 #: A result as the command line has it: fresh from a ruleset, published, or stored JSON.
@@ -38,14 +40,14 @@ escape_bbcode = BBCODE.escape
 def adjudication_dict(result: AnyResult, *, seed: str, commitment: str) -> dict[str, Any]:
     """The published record of a round: exactly the `duelbot adjudicate --json` shape."""
     published = published_of(result)
+    # The ruleset's own keys of its short shape (``ShortAdjudication.short_result``), read
+    # from the state after the round; none for a ruleset without one.
+    short = capability(registry.get_or_none(published.ruleset), ShortAdjudication)
+    own = short.short_result(published.state) if short is not None else {}
     return {
         "outcome": published.outcome,
         "winner": published.winner_name,
-        # The short adjudicate shape's lock (rule 2.14's, the default ruleset's shape): the
-        # result's own when it has one, else its state's (False for a game without one).
-        "locked": result.locked
-        if isinstance(result, RoundResult)
-        else bool(published.state.get("locked", False)),
+        **own,
         "rolls": [
             {
                 "label": r.label,

@@ -18,17 +18,18 @@ from typing import Any
 from bot.exports.document import FORMAT, ROUND_STATUSES, VERSION
 from bot.rules import registry
 from bot.rules.base import Ruleset
-from bot.rules.capabilities import MultiStep, VerifiableDice, capability
+from bot.rules.capabilities import (
+    MultiStep,
+    ShortAdjudication,
+    VerifiableDice,
+    capability,
+)
 from bot.rules.dice import commitment, derive_roll, parse_seed, roll_label
 from bot.rules.errors import RulesError
 
 #: The parts of a result re-adjudication reproduces, in the order they are compared (the
 #: log is left out: its wording may change between versions; it follows from the rest).
-COMPARED = ("choices", "outcome", "winner", "ended", "locked", "rolls", "state")
-#: Compared only when the published result holds it: results published before issue 24
-#: repeated rule 2.14's lock at the top; it now lives in that ruleset's state alone (which
-#: is compared).
-COMPARED_WHEN_PUBLISHED = ("locked",)
+COMPARED = ("choices", "outcome", "winner", "ended", "rolls", "state")
 ROLL_FIELDS = ("label", "sides", "value", "for", "purpose")
 #: Below this chance that a wrong seed re-derives every roll, a commitment that does not
 #: match a seed which re-derives them is said to be the changed one.
@@ -362,9 +363,17 @@ def _readjudicate(
             )
             return
         expected = rules.public_result(redone.to_dict())
-    for key in COMPARED:
-        if key in COMPARED_WHEN_PUBLISHED and key not in result:
-            continue
+    # Results published before issue 24 repeated a ruleset's own short-shape keys at the
+    # top (fields it now keeps in its state alone): compared when published, against
+    # what the ruleset reads from the re-adjudicated state.
+    compared = list(COMPARED)
+    short = capability(rules, ShortAdjudication)
+    if short is not None:
+        for key, value in short.short_result(expected.get("state") or {}).items():
+            if key in result:
+                expected = {**expected, key: value}
+                compared.append(key)
+    for key in compared:
         found = first_difference(result.get(key, "(missing)"), expected.get(key), key)
         if found is not None:
             where, got, want = found

@@ -1,8 +1,8 @@
 """A round result as a Discord embed, read at a glance (issue 26).
 
 On top, in the description: the outcome in one sentence, then each duellist's move with the
-dice they rolled, then the ruleset's own facts of the result (``Ruleset.result_facts``: rule
-2.14 says whether the duellists are locked in combat) and how the round closed. Below it the
+dice they rolled, then the ruleset's own facts of the result (``Ruleset.result_facts``, fixed
+in the published round) and how the round closed. Below it the
 rule-cited log. The footer is one short line: the post's marker, the revealed seed and the
 commitment shortened (in full in `/duel history`, `/duel export` and the archive page, whose
 link follows the log when ``[archive] base_url`` is set) and the duel's house rules. Roll

@@ -223,8 +223,8 @@ class Ruleset(ABC):
 
     def result_facts(self, result: Mapping[str, Any]) -> list[tuple[str, str]]:
         """(label, value) facts of a public result (its stored ``to_dict()``) that a result
-        post shows under the moves, plain text: what this ruleset alone tracks (rule 2.14:
-        whether the duellists are locked in combat). The default shows none."""
+        post shows under the moves, plain text: what this ruleset alone tracks. The
+        default shows none."""
         return []
 
     # -- re-adjudication (``duelbot adjudicate`` and ``verify``) ---------------------------

@@ -170,10 +170,23 @@ class ShortAdjudication(Protocol):
     short_round_keys: tuple[str, ...]
     #: Its shape for `duelbot adjudicate --help`.
     short_round_help: str
+    #: The short result's own keys (after outcome and winner in `duelbot adjudicate
+    #: --json`), each with its name in the flat `duelbot verify` input, and what
+    #: `duelbot verify --help` says of them.
+    short_result_keys: Mapping[str, str]
+    short_verify_help: str
 
     def parse_short_round(self, data: Mapping[str, Any], where: str) -> ShortRound:
         """The state, choices and options of the short input ``data`` (its keys already
         checked against ``short_round_keys``; ``where`` prefixes every field named)."""
+        ...
+
+    def short_input(self, state_before: Mapping[str, Any]) -> dict[str, Any]:
+        """The short input's own keys for a stored round (``state.to_dict()`` before it)."""
+        ...
+
+    def short_result(self, state_after: Mapping[str, Any]) -> dict[str, Any]:
+        """The short result's own keys (``short_result_keys``) from the state after it."""
         ...
 
 

@@ -117,9 +117,8 @@ class MoveSpec:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """Everything one adjudicated round produced. ``state`` is the duel after the round.
-    ``locked`` is rule 2.14's alone (its state holds the lock too; no other layer reads it):
-    it stays in ``to_dict`` so that rounds stored with it re-adjudicate alike."""
+    """Everything one adjudicated round produced. ``state`` is the duel after the round
+    (whatever a game tracks beyond the outcome lives there)."""
 
     ruleset: str
     outcome: str
@@ -129,7 +128,6 @@ class RoundResult:
     rolls: tuple[Roll, ...]
     log: tuple[LogEvent, ...]
     state: Any
-    locked: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,7 +135,6 @@ class RoundResult:
             "outcome": self.outcome,
             "winner": self.winner,
             "ended": self.ended,
-            "locked": self.locked,
             "choices": dict(self.choices),
             "rolls": [r.to_dict() for r in self.rolls],
             "log": [str(e) for e in self.log],

@@ -14,7 +14,7 @@ the ruleset for their summary.
 Versions: a result stored before this type has no ``version`` key (version 1, a plain dict of
 ``RoundResult.to_dict()`` plus ``options``, ``labels``, ``via``...); :func:`read_published`
 reads it leniently, filling what it lacked as the renderers used to. Versions 2 and 3 are
-read strictly (version 2 had rule 2.14's ``locked`` at the top and lacked the words of
+read strictly (version 2 had a ruleset's own field at the top and lacked the words of
 issue 24: it reads as version 3 with their defaults). Plain data: no database, no Discord
 (bot.presentation and bot.exports import it).
 """
@@ -35,10 +35,10 @@ from bot.rules.errors import RulesError
 from bot.rules.terms import RoundResult
 
 #: The version this duelbot writes; version 1 is the unversioned dict stored before, version
-#: 2 the typed one with rule 2.14's ``locked`` at the top (issue 24 left it in that ruleset's
+#: 2 the typed one with a ruleset's own field at the top (issue 24 left it in that ruleset's
 #: state and added the round's label, the outcome sentence, the facts and the awaited sides).
 PUBLISHED_VERSION = 3
-#: The typed version before: read as this one (its extra ``locked`` ignored, what it lacks
+#: The typed version before: read as this one (its extra top-level field ignored, what it lacks
 #: defaulted: renderers then ask the ruleset, as they did).
 PREVIOUS_TYPED_VERSION = 2
 Side = Literal["a", "b"]
@@ -128,7 +128,7 @@ class PublishedRound(
     # In the ruleset's words (issue 24), fixed at the close so that renderers ask nothing
     # again: the round's label ("round 3", "step 5", "round 1, forfeit choice"), the outcome
     # as a plain sentence with the names ("Ann wins the duel"), and the ruleset's own facts
-    # of the result ((label, value) pairs: rule 2.14's "Locked in combat"). A result stored
+    # of the result ((label, value) pairs, ``Ruleset.result_facts``). A result stored
     # before them has "", "" and None (renderers then ask the ruleset, as they used to).
     label: str = ""
     sentence: str = ""

@@ -11,7 +11,7 @@ from bot.db.models import fits_id
 from bot.rules import registry
 from bot.rules.adjudication import adjudication_keys, adjudication_settings
 from bot.rules.base import SIDES
-from bot.rules.capabilities import ExactOdds, MultiStep, capability
+from bot.rules.capabilities import ExactOdds, MultiStep, ShortAdjudication, capability
 from bot.services.duel_support import (
     DuelUseCases,
     duel_view,
@@ -199,13 +199,17 @@ class DuelReads(DuelUseCases):
                     round_no=round_no,
                 )
             before, result = rnd.state_before, read_published(rnd.result)
+            # The short shape's own keys (the ruleset's ``ShortAdjudication``; none without).
+            short = capability(registry.get_or_none(duel.ruleset), ShortAdjudication)
+            short_input = short.short_input(before) if short is not None else {}
+            short_result = short.short_result(result.state) if short is not None else {}
             return {
                 "input": {
                     "ruleset": duel.ruleset,
                     "a": before["a"],
                     "b": before["b"],
                     "moves": {"a": result.choices.a, "b": result.choices.b},
-                    "locked": bool(before.get("locked", False)),
+                    **short_input,
                     "options": {
                         **{
                             k: v
@@ -220,9 +224,9 @@ class DuelReads(DuelUseCases):
                 },
                 "outcome": result.outcome,
                 "winner": result.winner_name,
-                # The short verify shape is rule 2.14's (the default ruleset's): its lock
-                # after the round is in its state.
-                "locked": bool(result.state.get("locked", False)),
+                # The short verify shape's own keys (the default ruleset's), from the state
+                # after the round.
+                **short_result,
                 "rolls": result.to_json()["rolls"],
                 "log": list(result.log),
                 "seed": rnd.seed,

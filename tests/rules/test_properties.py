@@ -151,9 +151,9 @@ def test_a_single_round_is_consistent(
     assert len(wins) == (1 if result.winner else 0)
     assert (result.outcome == f"{result.winner}_wins") == (result.winner is not None)
     assert result.ended == (result.outcome not in ("locked", "no_effect"))
-    assert result.locked == (locked or result.outcome == "locked" or result.state.locked)
+    assert result.state.locked == (locked or result.outcome == "locked" or result.state.locked)
     if result.outcome == "locked":
-        assert result.locked
+        assert result.state.locked
     assert len(result.rolls) <= 2
     for k, roll in enumerate(result.rolls):
         assert roll.index == k

@@ -88,7 +88,7 @@ def test_the_table_covers_all_25_pairs() -> None:
 def test_every_move_pair(a_move, b_move, script, outcome, locked, made) -> None:  # type: ignore[no-untyped-def]
     result = resolve(a_move, b_move, script)
     assert result.outcome == outcome
-    assert result.locked is locked
+    assert result.state.locked is locked
     assert result.state.locked is locked
     assert rolls(result) == made
     assert result.winner == (outcome[0] if outcome.endswith("_wins") else None)
@@ -105,7 +105,7 @@ def test_every_move_pair_mirrored(a_move, b_move, script, outcome, locked, made)
               "b_retreats": "a_retreats"}
     result = resolve(b_move, a_move, script, a=WEAK, b=STRONG)
     assert result.outcome == mirror.get(outcome, outcome)
-    assert result.locked is locked
+    assert result.state.locked is locked
     flip = {"a": "b", "b": "a"}
     assert sorted(rolls(result)) == sorted((flip[s], p, x, v) for s, p, x, v in made)
 
@@ -174,7 +174,7 @@ def test_side_swipe_against_side_swipe_both_fail() -> None:
 def test_lock_attempt_needs_strictly_greater_strength() -> None:
     equal = resolve(LA, SS, a=Duellist("A", 5, 1), b=Duellist("B", 1, 5))
     assert equal.outcome == "no_effect"
-    assert equal.locked is False
+    assert equal.state.locked is False
     greater = resolve(LA, SS, a=Duellist("A", 6, 1), b=Duellist("B", 1, 5))
     assert greater.outcome == "locked"
 
@@ -208,7 +208,7 @@ def test_evade_dice_is_agi_minus_opponent_str() -> None:
 def test_both_defend_nothing_is_administered_and_nothing_rolls() -> None:
     result = resolve(EV, LA)
     assert result.rolls == ()
-    assert result.locked is False
+    assert result.state.locked is False
     assert result.log[0].clause == "2.14 Defences"
 
 
@@ -233,13 +233,13 @@ def test_win_counts_before_a_lock() -> None:
     b = Duellist("B", 5, 2)  # B's lock succeeds (5 > 1); A strikes with DICE6
     result = resolve(FFS, LA, [6], a=a, b=b)
     assert result.outcome == "a_wins"
-    assert result.locked is True
+    assert result.state.locked is True
 
 
 def test_retreat_counts_before_a_lock() -> None:
     result = resolve(LA, RT)
     assert result.outcome == "b_retreats"
-    assert result.locked is True
+    assert result.state.locked is True
     assert result.ended is True
 
 
@@ -253,7 +253,7 @@ def test_lock_persists_in_the_state_but_the_outcome_is_locked_only_when_made() -
     assert first.outcome == "locked"
     second = RULE_2_14.resolve(first.state, {"a": SS, "b": SS}, ScriptedDice([]))
     assert second.outcome == "no_effect"
-    assert second.locked is True
+    assert second.state.locked is True
     assert second.state.locked is True
     third = RULE_2_14.resolve(second.state, {"a": FFS, "b": FFS}, ScriptedDice([]))
     assert third.outcome == "locked"

@@ -85,7 +85,6 @@ class CoinCall(Ruleset):
             outcome=f"{winner}_wins" if winner else "again",
             winner=winner,
             ended=winner is not None,
-            locked=False,  # TEMPORARY: RoundResult still asks it of every ruleset (branch words)
             choices=dict(choices),
             rolls=(roll,),
             log=(LogEvent("coin", f"the coin shows {face}"),),

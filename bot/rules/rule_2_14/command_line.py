@@ -35,6 +35,26 @@ from bot.rules.rule_2_14.state import Duellist, DuelState, Options
 
 # -- the short round input ----------------------------------------------------------------
 
+#: The short result's own key, and its name in the flat `duelbot verify` input.
+SHORT_RESULT_KEYS = {"locked": "locked_after"}
+SHORT_VERIFY_HELP = """\
+  Rule 2.14's short shape also has "locked": in the flat shape it is the lock state
+  BEFORE the round, as in the adjudicate input, and the published lock state after the
+  round may be given as "locked_after" (compared when present); in the published output
+  + input shape, "locked" is the published lock state after the round (compared).
+"""
+
+
+def short_input(state_before: Mapping[str, Any]) -> dict[str, Any]:
+    """The short input's lock: the state's before the round."""
+    return {"locked": bool(state_before.get("locked", False))}
+
+
+def short_result(state_after: Mapping[str, Any]) -> dict[str, Any]:
+    """The short result's lock: the state's after the round."""
+    return {"locked": bool(state_after.get("locked", False))}
+
+
 #: Every key of the short input, in the order an error lists them; its --help text.
 SHORT_ROUND_KEYS = ("a", "b", "moves", "locked", "seed", "duel_id", "round_no", "options",
                     "ruleset")

@@ -435,7 +435,6 @@ class Rule214(
             outcome=outcome,
             winner=rnd.winner,
             ended=ended,
-            locked=locked_after,
             choices=dict(rnd.moves),
             rolls=tuple(rnd.rolls),
             log=tuple(rnd.log),
@@ -456,9 +455,17 @@ class Rule214(
 
     short_round_keys = command_line.SHORT_ROUND_KEYS
     short_round_help = command_line.SHORT_ROUND_HELP
+    short_result_keys = command_line.SHORT_RESULT_KEYS
+    short_verify_help = command_line.SHORT_VERIFY_HELP
 
     def parse_short_round(self, data: Mapping[str, Any], where: str) -> ShortRound:
         return command_line.parse_short_round(data, where)
+
+    def short_input(self, state_before: Mapping[str, Any]) -> dict[str, Any]:
+        return command_line.short_input(state_before)
+
+    def short_result(self, state_after: Mapping[str, Any]) -> dict[str, Any]:
+        return command_line.short_result(state_after)
 
     def odds_arguments(self) -> OddsArguments:
         return command_line.ODDS_ARGUMENTS

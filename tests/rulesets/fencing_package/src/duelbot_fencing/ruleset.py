@@ -232,7 +232,6 @@ class Fencing(Ruleset, HouseRulesFromDeclarations, ExactOdds):
             outcome=outcome,
             winner=winner,
             ended=winner is not None,
-            locked=False,
             choices=moves,
             rolls=tuple(rolls),
             log=tuple(log),
