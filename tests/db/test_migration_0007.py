@@ -186,7 +186,9 @@ async def test_0007_moves_rule_2_14_data_and_every_export_still_verifies(
         assert carol.sheets == {RULE_2_14: {"str": 7, "agi": 1}}
         for duel_id, state in states.items():
             view = await services.duels.get_duel(duel_id)
-            assert view.locked == bool(state.get("locked", False))
+            # The lock is rule 2.14's own: its status notes say it (issue 24).
+            locked = bool(state.get("locked", False))
+            assert ("locked in combat" in view.notes) == locked
         assert (await services.settings.get(OTHER_GUILD)).house_rule_defaults == {
             RULE_2_14: {HOUSE_RULE: "no"}
         }

@@ -384,7 +384,8 @@ def a_foeq_step(
         params="public_stake=pride challenger=a",
     )
     duel = started.split("Duel #")[1].split()[0]
-    assert "Round 1" in run_command(web, "round open", duel=duel)
+    # FoEQ plays steps, and its /round open reply says so (issue 24).
+    assert "Step 1" in run_command(web, "round open", duel=duel)
     open_view(web, f"#dm-list a[data-dm-user-id='{who['ann']}']")
     wait(web, lambda: "Setup: choose" in messages_text(web))
     dm(web, who, "ann", "pride quick level 1", "Pride")
