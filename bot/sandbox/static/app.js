@@ -615,7 +615,10 @@ function duellists() {
 function guideAfterCommand(path, options, summary) {
   const guide = state.guide;
   if (path === "stats set" && options.member) guide.stats.add(options.member);
-  if (path === "duel start") {
+  // The guide teaches a rule 2.14 duel (its own /duel start, "evade" typed, a commander
+  // closing each round): a duel of another ruleset, whose steps may close by themselves,
+  // is not followed.
+  if (path === "duel start" && (!options.ruleset || options.ruleset === "rule-2.14")) {
     const found = /Duel #(\d+)/.exec(summary);
     if (found) Object.assign(guide, {duel: found[1], round: 0, roundOpen: false, over: false, exported: false});
   }
