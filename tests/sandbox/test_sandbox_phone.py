@@ -420,6 +420,7 @@ def a_foeq_step(
 def test_a_whole_guided_duel_then_a_round_of_each_ruleset(
     tmp_path: Path, sandbox_browser: Any, size: tuple[int, int]
 ) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
     web = sandbox_browser
@@ -480,7 +481,18 @@ def test_a_whole_guided_duel_then_a_round_of_each_ruleset(
                 screen_is_sound(web, "drawer")
                 shot(web, "drawer", size)
                 assert_accessible(web, "sandbox drawer")
-                web.switch_to.active_element.send_keys(Keys.ESCAPE)
+                # A post that redraws the sidebar keeps the keyboard user's place in it.
+                before = web.execute_script(
+                    "const a = document.activeElement;"
+                    " return a.dataset.channelId || a.dataset.dmUserId || null")
+                web.execute_script("renderSidebar()")
+                after = web.execute_script(
+                    "const a = document.activeElement;"
+                    " if (!a.closest('#sidebar')) return null;"
+                    " return a.dataset.channelId || a.dataset.dmUserId")
+                assert before and after == before, (before, after)
+                # Escape goes to whatever has focus, as a keyboard's key does.
+                ActionChains(web).send_keys(Keys.ESCAPE).perform()
                 wait(web, lambda: menu.get_attribute("aria-expanded") == "false")
         finally:
             web.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

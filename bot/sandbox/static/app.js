@@ -260,6 +260,10 @@ async function loadWorld() {
 }
 
 function renderSidebar() {
+  // Redrawing replaces the links: a keyboard user's focus moves to the new link for the same place.
+  const had = document.activeElement?.closest?.("#sidebar a");
+  const refocus = had ? (had.dataset.channelId ? `[data-channel-id='${had.dataset.channelId}']`
+    : `[data-dm-user-id='${had.dataset.dmUserId}']`) : null;
   const channels = $("channel-list");
   channels.replaceChildren();
   for (const ch of state.world.channels) {
@@ -287,6 +291,7 @@ function renderSidebar() {
     }
   }
   acting.value = state.actingAs;
+  if (refocus) document.querySelector(`#sidebar a${refocus}`)?.focus();
 }
 
 function renderViewTitle() {
