@@ -184,8 +184,7 @@ class Work:
         hop (no hop of its own for the COMMIT), on PostgreSQL when the block ends (one
         round trip either way); after it, the transaction takes no further work."""
         self._check_open()
-        raw = await self.connection.get_raw_connection()
-        driver = raw.driver_connection
+        driver = await self._driver()
         if isinstance(driver, SqliteThread):
             try:
                 result, self.finished = await driver.run_core(step)
@@ -196,6 +195,14 @@ class Work:
             return result
         result, self.finished = await self.connection.run_sync(step)
         return result
+
+    async def _driver(self) -> Any:
+        # The transaction has its connection checked out: read without a greenlet hop
+        # (get_raw_connection makes one) unless it was invalidated or closed.
+        sync = self.connection.sync_connection
+        if sync is not None and not sync.invalidated and not sync.closed:
+            return sync.connection.driver_connection
+        return (await self.connection.get_raw_connection()).driver_connection
 
     def session(self) -> AsyncSession:
         """An ORM session in this transaction (made at first use), inside a SAVEPOINT: its

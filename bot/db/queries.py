@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,6 +21,7 @@ from bot.db.models import (
     Round,
     Submission,
 )
+from bot.db.prepared import Prepared
 
 
 async def duel_for_update(session: AsyncSession, duel_id: int) -> Duel | None:
@@ -356,8 +357,17 @@ _SUPERSEDE = (
     .where(Submission.id == bindparam("submission_id"))
     .values(superseded_at=bindparam("at"))
 )
+_STORE_COLUMNS = ("round_id", "side", "user_id", "move", "via", "submitted_at")
 _STORE = insert(Submission)
 
+
+# run straight on SQLite's own connection (bot/db/prepared.py)
+_TARGET_BY_DUEL_RUN = Prepared(_TARGET_BY_DUEL)
+_TARGETS_OF_USER_RUN = Prepared(_TARGETS_OF_USER)
+_DUEL_BY_ID_RUN = Prepared(_DUEL_BY_ID)
+_ROUND_MOVES_RUN = Prepared(_ROUND_MOVES)
+_SUPERSEDE_RUN = Prepared(_SUPERSEDE)
+_STORE_RUN = Prepared(_STORE, _STORE_COLUMNS)
 
 #: The column of a ``move_targets`` row that holds the open round's id.
 TARGET_ROUND_ID = 8
@@ -365,35 +375,36 @@ TARGET_ROUND_ID = 8
 
 def move_targets(
     conn: Connection, *, duel_id: int | None = None, user_id: int | None = None
-) -> Sequence[Row[Any]]:
+) -> list[tuple[Any, ...]]:
     """The duel and its open round, row-locked: ``duel_id``'s (at most one row), or
     ``user_id``'s live duels with an open round, by duel id (a DM that names no duel)."""
     if duel_id is not None:
-        return conn.execute(_TARGET_BY_DUEL, {"duel_id": duel_id}).all()
-    return conn.execute(_TARGETS_OF_USER, {"user_id": user_id}).all()
+        return _TARGET_BY_DUEL_RUN.rows(conn, {"duel_id": duel_id})
+    return _TARGETS_OF_USER_RUN.rows(conn, {"user_id": user_id})
 
 
 def move_targets_with_moves(
     conn: Connection, *, duel_id: int | None = None, user_id: int | None = None
-) -> list[tuple[Row[Any], dict[str, tuple[int, int | None, str | None]]]]:
+) -> list[tuple[tuple[Any, ...], dict[str, tuple[int, int | None, str | None]]]]:
     """``move_targets``, each with its open round's stored moves (``round_moves``, read
     after the lock: on PostgreSQL a statement that waited for a row lock re-reads only the
     locked rows). A DM naming no duel may find several rounds: each one's moves are read
     (the acceptance picks one, or refuses)."""
-    rows: Sequence[Any] = move_targets(conn, duel_id=duel_id, user_id=user_id)
+    rows = move_targets(conn, duel_id=duel_id, user_id=user_id)
     return [(row, round_moves(conn, int(row[TARGET_ROUND_ID]))) for row in rows]
 
 
-def move_duel(conn: Connection, duel_id: int) -> Row[Any] | None:
+def move_duel(conn: Connection, duel_id: int) -> tuple[Any, ...] | None:
     """The duel alone, row-locked: for a move whose duel has no open round (the refusal
     says why)."""
-    return conn.execute(_DUEL_BY_ID, {"duel_id": duel_id}).first()
+    found = _DUEL_BY_ID_RUN.rows(conn, {"duel_id": duel_id})
+    return found[0] if found else None
 
 
 def round_moves(conn: Connection, round_id: int) -> dict[str, tuple[int, int | None, str | None]]:
     """Per side that stored a move in the round: (moves stored, id of the current one, its
     move)."""
-    rows = conn.execute(_ROUND_MOVES, {"round_id": round_id})
+    rows = _ROUND_MOVES_RUN.rows(conn, {"round_id": round_id})
     return {side: (int(count), current_id, move) for side, count, current_id, move in rows}
 
 
@@ -410,7 +421,7 @@ def store_move(
 ) -> None:
     """Insert the move; ``supersede_id``: the submission it replaces, marked first."""
     if supersede_id is not None:
-        conn.execute(_SUPERSEDE, {"submission_id": supersede_id, "at": at})
+        _SUPERSEDE_RUN.rows(conn, {"submission_id": supersede_id, "at": at})
     values = {
         "round_id": round_id,
         "side": side,
@@ -419,4 +430,4 @@ def store_move(
         "via": via,
         "submitted_at": at,
     }
-    conn.execute(_STORE, values)
+    _STORE_RUN.rows(conn, values)

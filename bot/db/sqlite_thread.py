@@ -79,7 +79,7 @@ def _statement(conn: sqlite3.Connection, operation: str, parameters: Any, many: 
         cursor.close()
 
 
-class _Lent:
+class LentConnection:
     """The thread's sqlite3 connection as lent to the in-thread sync ``Engine``:
     statements pass through, but ending the transaction or the connection is not the
     borrower's (SQLAlchemy's ``Connection`` rolls back at its close, its pool at check-in:
@@ -287,7 +287,7 @@ class SqliteThread:
         try:
             result, commit = step(core, *args)
         finally:
-            core.rollback()  # SQLAlchemy's bookkeeping only: _Lent's rollback does nothing
+            core.rollback()  # SQLAlchemy's bookkeeping only: the lent rollback does nothing
         if commit:
             conn.commit()
         return result, commit
@@ -295,7 +295,7 @@ class SqliteThread:
     def _core_connection(self, conn: sqlite3.Connection) -> Connection:
         if self._core is None or self._core.invalidated:
             if self._core_engine is None:
-                lent = _Lent(conn)
+                lent = LentConnection(conn)
                 self._core_engine = create_engine(
                     "sqlite://",
                     creator=lambda: lent,
