@@ -12,12 +12,13 @@ limits enforced), driven from this process; the bots are child processes:
   sharing the database (two shards of one bot: each process holds one, the fake routes
   each server's events to its shard's process).
 
-The world: 40 duellists in 20 live duels (10 per server, two servers, one per shard), each
-duel with an open round, change of choice on and a change cap out of reach, the per-user
-flood limit off (``[limits] dm_burst = 0``: 40 people at 200 clicks/s would trip it). So
-every event below stores one move (a change supersedes the previous one, still one row):
-after each phase the stored submissions are counted, and "lost" is events answered minus
-rows stored (must be 0), and events sent minus events answered (must be 0).
+The world: 600 duellists in 300 live duels (150 per server, two servers, one per shard;
+``--duellists``), each duel with an open round, change of choice on and a change cap out of
+reach, the per-user flood limit off (``[limits] dm_burst = 0``: a small world at 200
+clicks/s would trip it). So every event below stores one move (a change supersedes the
+previous one, still one row): after each phase the stored submissions are counted, and
+"lost" is events answered minus rows stored (must be 0), and events sent minus events
+answered (must be 0).
 
 Phases, per process under test:
 1. DMs at 40/s (a move as text, no ``#N``: the DM path looks the sender's round up), from
@@ -77,7 +78,7 @@ GUILD_IDS = ((1 << 50), (1 << 50) + (1 << 22))
 
 @dataclass(frozen=True)
 class Config:
-    duellists: int = 40
+    duellists: int = 600
     dm_rate: float = 40.0
     dms: int = 400
     click_rate: float = 200.0
@@ -275,7 +276,6 @@ async def add_duels(db: Database, world: World) -> None:
                             "change_of_choice": True,
                         },
                         "status": "live",
-                        "locked": False,
                         "rounds_played": 0,
                         "created_by": 1,
                         "created_at": now,
@@ -677,6 +677,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, bool, Path | None]:
     parser.add_argument("--step-seconds", type=float)
     parser.add_argument("--max-rate", type=float)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--duellists", type=int, help="live duellists (two per duel)")
     parser.add_argument(
         "--postgres-url",
         default=os.environ.get("DUELBOT_BENCH_POSTGRES_URL", DEFAULT_POSTGRES),
@@ -686,6 +687,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, bool, Path | None]:
     args = parser.parse_args(argv)
     quick = args.quick
     cfg = Config(
+        duellists=args.duellists or (40 if quick else 600),
         dms=args.dms or (40 if quick else 400),
         clicks=args.clicks or (100 if quick else 1000),
         step_seconds=args.step_seconds or (0.5 if quick else 2.5),
