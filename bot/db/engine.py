@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import AsyncAdaptedQueuePool, Pool
 
 from bot.db.models import OutboxPost
+from bot.db.sqlite_lane import SqliteLane
 from bot.db.sqlite_thread import SqliteThread
 
 log = logging.getLogger(__name__)
@@ -166,9 +167,15 @@ T = TypeVar("T")
 
 @dataclass
 class Work:
-    """One transaction on a Core connection (``Database.connection_transaction``)."""
+    """One transaction on a Core connection (``Database.connection_transaction``).
+
+    On SQLite (``driver`` set) the transaction is the driver's own: begun with the first
+    step's hop, committed in a step's hop, with no begin or commit through SQLAlchemy's
+    async layer (each of those is a greenlet switch and pool bookkeeping: measured, about
+    as much CPU in the event loop as the move's statements in the database's thread)."""
 
     connection: AsyncConnection
+    driver: SqliteThread | None = None
     joined: AsyncSession | None = None
     # Set once a step finished the transaction (``run``): nothing may follow.
     finished: bool = False
@@ -184,10 +191,9 @@ class Work:
         hop (no hop of its own for the COMMIT), on PostgreSQL when the block ends (one
         round trip either way); after it, the transaction takes no further work."""
         self._check_open()
-        driver = await self._driver()
-        if isinstance(driver, SqliteThread):
+        if self.driver is not None:
             try:
-                result, self.finished = await driver.run_core(step)
+                result, self.finished = await self.driver.run_core(step)
             except sqlite3.Error as error:
                 # the step's statements raise SQLAlchemy's errors already; the BEGIN and
                 # the COMMIT around them are sqlite3's own calls: wrapped the same way
@@ -196,18 +202,11 @@ class Work:
         result, self.finished = await self.connection.run_sync(step)
         return result
 
-    async def _driver(self) -> Any:
-        # The transaction has its connection checked out: read without a greenlet hop
-        # (get_raw_connection makes one) unless it was invalidated or closed.
-        sync = self.connection.sync_connection
-        if sync is not None and not sync.invalidated and not sync.closed:
-            return sync.connection.driver_connection
-        return (await self.connection.get_raw_connection()).driver_connection
-
     def session(self) -> AsyncSession:
-        """An ORM session in this transaction (made at first use), inside a SAVEPOINT: its
-        commit releases the savepoint and its close rolls back only what it did; the
-        transaction itself is committed or rolled back by ``connection_transaction``."""
+        """An ORM session in this transaction (made at first use). On PostgreSQL inside a
+        SAVEPOINT of the connection's transaction; on SQLite the session's begin joins the
+        driver's transaction already open (``SqliteThread.hold_begin``). Either way the
+        transaction is committed or rolled back by ``connection_transaction``."""
         self._check_open()
         if self.joined is None:
             self.joined = AsyncSession(
@@ -233,6 +232,8 @@ class Database:
     engine: AsyncEngine
     sessionmaker: async_sessionmaker[AsyncSession]
     outbox_listeners: list[OutboxListener] = field(default_factory=list)
+    # SQLite: the moves' connection and the lock of every transaction (bot/db/sqlite_lane.py)
+    lane: SqliteLane | None = None
 
     def on_outbox_written(self, listener: OutboxListener) -> Callable[[], None]:
         """Call ``listener`` after every commit that wrote an outbox post; returns the
@@ -259,7 +260,11 @@ class Database:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
-        async with _unavailable_when_unreachable(), self.sessionmaker.begin() as session:
+        async with (
+            self._writers(),
+            _unavailable_when_unreachable(),
+            self.sessionmaker.begin() as session,
+        ):
             yield session
         # Here only after the commit succeeded (a rollback raised above).
         if session.info.pop(OUTBOX_WRITTEN, False):
@@ -272,19 +277,51 @@ class Database:
         (``Work.session``, joined to the same transaction, e.g. to close the round the move
         completed). Committed when the block ends; the poster is woken as by
         ``transaction``; errors as ``transaction``'s."""
-        async with _unavailable_when_unreachable(), self.engine.begin() as conn:
-            work = Work(conn)
-            try:
+        if self.lane is not None:
+            async with self.lane.lock, self._lane_transaction(self.lane) as work:
                 yield work
-                if work.joined is not None:  # releases its savepoint: the outer one commits
-                    await work.joined.commit()
-            finally:
-                if work.joined is not None:
-                    await work.joined.close()  # the connection's transaction stays ours
+        else:
+            async with _unavailable_when_unreachable(), self.engine.begin() as conn:
+                work = Work(conn)
+                try:
+                    yield work
+                    if work.joined is not None:  # releases its savepoint: the outer one commits
+                        await work.joined.commit()
+                finally:
+                    if work.joined is not None:
+                        await work.joined.close()  # the connection's transaction stays ours
         if work.joined is not None and work.joined.info.pop(OUTBOX_WRITTEN, False):
             self._outbox_written()
 
+    @asynccontextmanager
+    async def _lane_transaction(self, lane: SqliteLane) -> AsyncIterator[Work]:
+        """SQLite's: the driver's own transaction on the lane's connection (see ``Work``):
+        the BEGIN IMMEDIATE rides with the first hop, a step commits in its hop, a joined
+        session's commit is the driver's COMMIT; anything else rolls back."""
+        async with _unavailable_when_unreachable():
+            conn, driver = await lane.connection()
+            driver.hold_begin(BEGIN)
+            work = Work(conn, driver)
+            try:
+                yield work
+                if work.joined is not None:
+                    await work.joined.commit()
+                elif not work.finished:
+                    await driver.commit()
+            except BaseException:
+                await driver.rollback()
+                raise
+            finally:
+                if work.joined is not None:
+                    await work.joined.close()
+
+    def _writers(self) -> Any:
+        """The lane's lock on SQLite (one writer at a time in the process), else nothing."""
+        return self.lane.lock if self.lane is not None else nullcontext()
+
     async def dispose(self) -> None:
+        if self.lane is not None:
+            await self.lane.dispose()
         await self.engine.dispose()
 
 
@@ -314,4 +351,7 @@ def make_database(
     engine = make_engine(
         url, echo=echo, pool_size=pool_size, connect_args=connect_args, poolclass=poolclass
     )
-    return Database(engine, async_sessionmaker(engine, expire_on_commit=False))
+    lane = None
+    if is_sqlite(url):
+        lane = SqliteLane(make_engine(url, echo=echo, connect_args=connect_args))
+    return Database(engine, async_sessionmaker(engine, expire_on_commit=False), lane=lane)

@@ -305,11 +305,18 @@ class SqliteThread:
             self._core = self._core_engine.connect()
         return self._core
 
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
     # -- what SQLAlchemy's aiosqlite adapter calls --------------------------------------
 
     def hold_begin(self, operation: str) -> None:
-        """Keep ``operation`` (a BEGIN) for the next hop (see the module's doc)."""
-        self._pending_begin = operation
+        """Keep ``operation`` (a BEGIN) for the next hop (see the module's doc). In a
+        transaction already (begun by a step, bot/db/engine.py ``Work``), an ORM session's
+        begin joins it: nothing to send."""
+        if not self.in_transaction:
+            self._pending_begin = operation
 
     @property
     def _connection(self) -> bool:

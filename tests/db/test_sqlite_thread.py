@@ -74,12 +74,13 @@ def add(conn: Connection, value: str, *, finish: bool = False) -> tuple[int, boo
 
 
 async def test_a_step_is_one_hop_and_commits_only_when_asked(db: Database) -> None:
-    async with db.transaction() as session:
-        driver = await driver_of(session)
+    assert db.lane is not None
+    async with db.lane.lock:
+        _, driver = await db.lane.connection()  # the moves' connection (bot/db/sqlite_lane.py)
     before = driver.hops
     async with db.connection_transaction() as work:
-        # BEGIN IMMEDIATE, two statements and the COMMIT: one hop; the block's own commit
-        # and the pool's check-in then have nothing left to do (no hop)
+        # BEGIN IMMEDIATE, two statements and the COMMIT: one hop; the block's end then has
+        # nothing left to do (no hop)
         assert await work.run(lambda conn: add(conn, "a", finish=True)) == 1
         assert work.finished
         with pytest.raises(RuntimeError):
