@@ -14,7 +14,7 @@ the message id, and these function names are what ``pybabel extract`` looks for
 
 from __future__ import annotations
 
-from bot.i18n.catalogs import translations
+from bot.i18n.catalogs import Translations, translations
 
 
 def N_(msgid: str) -> str:
@@ -49,10 +49,13 @@ def translate_plural(
     """The form of ``singular``/``plural`` for ``count`` in ``language``: as many forms as
     the language has (German two, Polish three...), chosen by its plural rule. ``count``
     is also the field ``{count}`` unless ``fields`` give one."""
-    known = translations(language)
+    text = plural_text(translations(language), singular, plural, count)
+    return text.format_map({"count": count, **fields})
+
+
+def plural_text(known: Translations, singular: str, plural: str, count: int) -> str:
+    """The unformatted form for ``count``: the catalog's, else English's (one, other)."""
     forms = known.messages.get((None, singular))
     if isinstance(forms, tuple):
-        text = forms[min(known.plural_index(count), len(forms) - 1)]
-    else:
-        text = singular if count == 1 else plural
-    return text.format_map({"count": count, **fields})
+        return forms[min(known.plural_index(count), len(forms) - 1)]
+    return singular if count == 1 else plural
