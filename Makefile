@@ -9,7 +9,7 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install -q -e ".[dev]"
 	touch $@
 
-.PHONY: install run sandbox test lint bench
+.PHONY: install run sandbox test lint bench catalogs
 install: $(BIN)/.installed
 
 run: $(BIN)/.installed
@@ -29,3 +29,13 @@ test: lint
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench.service_bench
+
+# The message catalogs (docs/translating.md): the template bot/locales/duelbot.pot from
+# what bot/ marks (babel.cfg), then every language's .po brought up to date with it (a new
+# English text arrives empty, a changed one as "fuzzy" until a translator checks it).
+LOCALES = bot/locales
+catalogs: $(BIN)/.installed
+	$(BIN)/pybabel extract -F babel.cfg -o $(LOCALES)/duelbot.pot --add-comments=Translators: \
+		--add-location=file --sort-output --project=duelbot \
+		--copyright-holder="duelbot contributors" bot
+	$(BIN)/pybabel update -i $(LOCALES)/duelbot.pot -d $(LOCALES) -D duelbot

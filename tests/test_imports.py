@@ -24,6 +24,11 @@ LIGHT_MODULES = (
     "bot.cli.adjudicate",
     "bot.cli.odds",
     "bot.cli",
+    # The catalogs (issue 28): every layer translates, the pure commands included.
+    "bot.i18n.translate",
+    "bot.i18n.choice",
+    "bot.i18n.check",
+    "bot.i18n.extraction",
 )
 
 #: Import cycles left, each named by its sorted modules. None: keep it so (the rules' base

@@ -176,6 +176,47 @@ def test_the_presentation_check_catches_discord_and_use_cases(tmp_path: Path) ->
     ]
 
 
+# The message catalogs and language choice (issue 28): pure, so that every layer may
+# translate (the services' errors, the presentation, the Discord layer, the exports) and
+# none of them drags Discord or the database in with it.
+I18N_FORBIDDEN = (
+    "discord",
+    "sqlalchemy",
+    "aiohttp",
+    "alembic",
+    "asyncio",
+    "asyncpg",
+    "aiosqlite",
+    "bot.db",
+    "bot.services",
+    "bot.discord",
+    "bot.presentation",
+    "bot.rules",
+    "bot.standin",
+    "bot.sandbox",
+)
+
+
+def test_the_catalogs_are_pure() -> None:
+    assert list((BOT / "i18n").rglob("*.py")), "bot/i18n has no modules?"
+    assert violations("i18n", I18N_FORBIDDEN) == []
+
+
+def test_the_catalog_check_catches_a_discord_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    monkeypatch.setitem(globals(), "BOT", tmp_path / "bot")
+    sneaky = tmp_path / "bot" / "i18n" / "x.py"
+    sneaky.parent.mkdir(parents=True)
+    sneaky.write_text("import discord\nfrom ..services.settings import SettingsService\n")
+    assert violations("i18n", I18N_FORBIDDEN) == [
+        "bot/i18n/x.py imports bot.services.settings",
+        "bot/i18n/x.py imports bot.services.settings.SettingsService",
+        "bot/i18n/x.py imports discord",
+    ]
+
+
 def test_db_never_imports_discord_or_services() -> None:
     assert violations("db", DB_FORBIDDEN) == []
 

@@ -95,6 +95,9 @@ class GuildSettings(Base):
     # How long after its close a result may be undone, in minutes (issue 23); None: the
     # bot's configured default ([duels] undo_window_hours), 0: undo is off.
     undo_window_minutes: Mapped[int | None]
+    # The language of the server's public posts, a catalog's (issue 28, /config language);
+    # None: the server's preferred locale (bot/i18n/choice.py, server_language).
+    language: Mapped[str | None] = mapped_column(String(35))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

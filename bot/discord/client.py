@@ -3,8 +3,9 @@ and the command sync.
 
 Every command and callback takes ``discord.Interaction[DuelBot]``, so ``interaction.client``
 is typed. This module imports nothing else of the Discord layer but the limits it owns
-(pacing, flood): the error handler, the persistent buttons and the cogs are extensions,
-loaded by name, and each imports this module at its top.
+(pacing, flood) and its command tree's translator: the error handler, the persistent
+buttons and the cogs are extensions, loaded by name, and each imports this module at its
+top.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from discord.ext import commands
 from bot.config import DiscordSettings, Settings
 from bot.discord.flood import UserRateLimiter
 from bot.discord.pacing import GlobalPacer, PacingTrace, shared_pacer
+from bot.discord.translator import CatalogTranslator
 from bot.services.container import Services
 
 log = logging.getLogger(__name__)
@@ -127,6 +129,9 @@ class DuelBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Known once logged in: the bot's own webhooks are exempt from the global limit.
         self.pacing.application_id = self.application_id
+        # Before any sync: the tree is registered with its texts in every catalog language
+        # (`duelbot sync-commands` runs this hook too).
+        await self.tree.set_translator(CatalogTranslator())
         for extension in COGS:
             await self.load_extension(extension)
         if syncs_commands(self.settings.discord):

@@ -11,6 +11,7 @@ from datetime import datetime
 
 import discord
 
+from bot.i18n.choice import language_name, server_language, supported_language
 from bot.presentation.discord_posts import fighter_text, rules_text
 from bot.presentation.discord_text import ELLIPSIS, safe, timestamp, truncate
 from bot.presentation.views import history_view
@@ -200,7 +201,10 @@ def profile_text(profile: ProfileView) -> str:
     return f"**{safe(profile.display_name)}**: " + ("; ".join(parts) or "no stats yet")
 
 
-def settings_embed(settings: SettingsView) -> discord.Embed:
+def settings_embed(settings: SettingsView, guild_locale: str | None = None) -> discord.Embed:
+    """The server's settings; ``guild_locale``: its preferred locale as Discord reports it
+    (what its public posts follow unless /config language chose a language)."""
+
     def role(role_id: int | None) -> str:
         return f"<@&{role_id}>" if role_id is not None else "not set"
 
@@ -239,6 +243,14 @@ def settings_embed(settings: SettingsView) -> discord.Embed:
         value=f"<#{settings.duel_forum_id}>: each new duel gets its own post there"
         if settings.duel_forum_id is not None
         else "none: a duel stays in the channel where it is started",
+        inline=False,
+    )
+    posts_in = language_name(server_language(settings.language, guild_locale))
+    embed.add_field(
+        name="Language",
+        value=f"{posts_in}: public posts (set with /config language)"
+        if supported_language(settings.language)
+        else f"{posts_in}: public posts follow the server's primary language",
         inline=False,
     )
     embed.set_footer(text=LATER_DUELS_ONLY)

@@ -12,6 +12,8 @@ from bot.config import UNDO_WINDOW_MAX_HOURS, DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import GuildSettings
+from bot.i18n.catalogs import available_languages
+from bot.i18n.choice import supported_language
 from bot.rules import registry
 from bot.rules.capabilities import HouseRules, capability
 from bot.rules.errors import RulesError
@@ -32,6 +34,7 @@ SETTING_KEYS = (
     "duel_forum_id",
     "undo_window_minutes",
     "house_rule_defaults",
+    "language",
 )
 
 
@@ -71,6 +74,7 @@ def settings_defaults(defaults: DuelSettings) -> dict[str, Any]:
         "house_rule_defaults": configured_house_rule_defaults(defaults),
         "duel_forum_id": None,
         "undo_window_minutes": None,  # the configured default, read at each undo
+        "language": None,  # the server's preferred locale, as Discord reports it
     }
 
 
@@ -94,6 +98,7 @@ def settings_view(row: GuildSettings, defaults: DuelSettings) -> SettingsView:
         duel_forum_id=row.duel_forum_id,
         undo_window=undo_window(row, defaults),
         undo_window_is_default=row.undo_window_minutes is None,
+        language=row.language,
     )
 
 
@@ -240,6 +245,23 @@ class SettingsService:
         return await self._set(
             guild_id, actor_id, "undo_window_minutes", int(window.total_seconds() // 60)
         )
+
+    async def set_language(
+        self, guild_id: int, actor_id: int, language: str | None
+    ) -> SettingsView:
+        """The language of the server's public posts: one with a catalog (any spelling of
+        it: ``de``, ``de-DE``, ``pt-br``); None: back to the server's preferred locale."""
+        if language is None:
+            return await self._set(guild_id, actor_id, "language", None)
+        chosen = supported_language(language)
+        if chosen is None:
+            raise InvalidInput(
+                f"duelbot does not speak {language!r} yet. Languages: "
+                + ", ".join(available_languages())
+                + " (docs/translating.md says how to add one). Nothing was changed.",
+                allowed=available_languages(),
+            )
+        return await self._set(guild_id, actor_id, "language", chosen)
 
     async def _set(self, guild_id: int, actor_id: int, key: str, value: Any) -> SettingsView:
         if key not in SETTING_KEYS:

@@ -35,6 +35,9 @@ class SettingsView:
     # The server's defaults for the rulesets' house rules, {ruleset id: {key: value}}: only
     # those set (/config house-rule); any other house rule starts at its own default.
     house_rule_defaults: dict[str, dict[str, str]] = field(default_factory=dict)
+    # The language chosen for the server's public posts (/config language); None: the
+    # server's preferred locale decides (bot.i18n.choice.server_language).
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

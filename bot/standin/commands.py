@@ -20,8 +20,9 @@ from .interactions import (
     InteractionReply,
 )
 from .limits import check_autocomplete
+from .localizations import check_localizations
 from .models import FLAG_EPHEMERAL, FLAG_LOADING, JSON, FakeChannel, FakeMessage, iso_now
-from .options import validate_command
+from .options import name_ok, validate_command
 from .routing import Ctx, NoContent
 from .webhooks import WebhooksMixin
 
@@ -136,8 +137,12 @@ class CommandsMixin(WebhooksMixin):
         if ctx.params["app_id"] != str(self.application_id):
             raise ApiError(403, 50001, "Missing Access")
 
-    def _normalize_command(self, raw: JSON, old: list[JSON], guild_id: int | None) -> JSON:
+    def _normalize_command(
+        self, raw: JSON, old: list[JSON], guild_id: int | None, at: tuple[int, ...] = ()
+    ) -> JSON:
+        """``at``: where ``raw`` is in the request body (its index in a bulk overwrite)."""
         validate_command(raw)
+        check_localizations(raw, at, name_ok)
         ctype = int(raw.get("type", 1))
         prev = next(
             (c for c in old if c["name"] == raw["name"] and c.get("type", 1) == ctype), None
@@ -174,7 +179,10 @@ class CommandsMixin(WebhooksMixin):
                 "Maximum number of application commands reached",
                 "APPLICATION_COMMAND_TOO_MANY",
             )
-        out = [self._normalize_command(raw, old, guild_id) for raw in new]
+        out = [
+            self._normalize_command(raw, old, guild_id, (index,))
+            for index, raw in enumerate(new)
+        ]
         keys = [(c["name"], c["type"]) for c in out]
         if len(set(keys)) != len(keys):
             raise invalid_form(

@@ -25,7 +25,9 @@ MENTIONABLE = 9
 NUMBER = 10
 ATTACHMENT = 11
 
-_NAME = re.compile(r"^[-_'\w]{1,32}$")
+#: Discord's naming regex ``^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$``: Python's ``\w``
+#: is letters, digits and ``_``; the Devanagari and Thai blocks add their scripts' marks.
+_NAME = re.compile(r"^[-_'\w\u0900-\u097F\u0E00-\u0E7F]{1,32}$")
 #: Discord's INTEGER and NUMBER option values lie within -2^53..2^53.
 NUMBER_LIMIT = 2**53
 
@@ -42,8 +44,14 @@ class Attachment:
 # ---------------------------------------------------------------------------------------
 # validation of registered commands (a subset of Discord's rules, the ones bots trip on)
 # ---------------------------------------------------------------------------------------
+def name_ok(name: Any) -> bool:
+    """Whether Discord takes ``name`` as a slash command's or option's name (or one of
+    its localizations): the naming regex, and lowercase where a letter has a lowercase."""
+    return isinstance(name, str) and bool(_NAME.match(name)) and name == name.lower()
+
+
 def _check_name(name: Any, where: str) -> None:
-    if not isinstance(name, str) or not _NAME.match(name) or name != name.lower():
+    if not name_ok(name):
         raise invalid_form(
             where, f"Command name {name!r} is invalid", "APPLICATION_COMMAND_INVALID_NAME"
         )

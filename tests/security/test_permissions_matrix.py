@@ -67,6 +67,7 @@ config commander-role        admin     admin     admin     allow    allow      a
 config admin-role            admin     admin     admin     allow    allow      admin     allow
 config duel-forum            admin     admin     admin     allow    allow      admin     allow
 config undo-window           admin     admin     admin     allow    allow      admin     allow
+config language              admin     admin     admin     allow    allow      admin     allow
 move                         allow     allow     unknown   unknown  unknown    unknown   unknown
 move button                  allow     allow     unknown   unknown  unknown    unknown   unknown
 dm /odds                     allow     allow     unknown   unknown  unknown    unknown   unknown
@@ -103,6 +104,7 @@ config commander-role        admin
 config admin-role            admin
 config duel-forum            admin
 config undo-window           admin
+config language              admin
 move                         allow
 move button                  allow
 round close                  own
@@ -199,6 +201,7 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[Ctx], dict[str, Any]]]] = {
     # Without channel: clears the duel forum (naming one is refused or allowed by the forum).
     "/config duel-forum": ("config", "duel-forum", lambda c: {}),
     "/config undo-window": ("config", "undo-window", lambda c: {}),
+    "/config language": ("config", "language", lambda c: {}),
     "/move": ("move", None, lambda c: {"duel": c.duel_id, "move": "evade"}),
     "/round close": ("round", "close", lambda c: {"duel": c.duel_id}),
     "/round undo": ("round", "undo", lambda c: {"duel": c.duel_id, "reason": "matrix test"}),

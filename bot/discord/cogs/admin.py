@@ -13,6 +13,9 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.forum import bot_member, forum_refusal
 from bot.discord.generated import house_rule_alias_command, house_rule_aliases
 from bot.discord.ruleset_choices import offer_rulesets, ruleset_choices
+from bot.i18n.catalogs import available_languages
+from bot.i18n.choice import language_name, reply_language, server_language
+from bot.i18n.translate import translate
 from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
 from bot.presentation.discord_text import safe
 from bot.rules import registry
@@ -40,6 +43,11 @@ def role_manager(role: discord.Role) -> str | None:
         return "an integration"
     return None
 
+
+# /config language's choices: every language with a catalog, by its own name.
+LANGUAGE_CHOICES = [
+    app_commands.Choice(name=language_name(code), value=code) for code in available_languages()
+]
 
 # The duel systems that have house rules (/config house-rule's choices).
 HOUSE_RULE_RULESETS = ruleset_choices(
@@ -72,7 +80,8 @@ class Admin(commands.Cog):
     @admin_only()
     async def show(self, interaction: discord.Interaction[DuelBot]) -> None:
         settings = await services_of(self.bot).settings.get(await require_guild(interaction))
-        await interaction.followup.send(embed=settings_embed(settings), ephemeral=True)
+        embed = settings_embed(settings, locale_of(interaction.guild_locale))
+        await interaction.followup.send(embed=embed, ephemeral=True)
 
     @config.command(
         name="change-of-choice",
@@ -269,6 +278,53 @@ class Admin(commands.Cog):
             "there.",
             ephemeral=True,
         )
+
+    @config.command(
+        name="language",
+        description="The language of this server's public posts (duel cards, results)",
+    )
+    @app_commands.describe(
+        language="Leave out to follow the server's primary language (Server Settings)"
+    )
+    @app_commands.choices(language=LANGUAGE_CHOICES)
+    @admin_only()
+    async def language_setting(
+        self, interaction: discord.Interaction[DuelBot], language: str | None = None
+    ) -> None:
+        settings = await services_of(self.bot).settings.set_language(
+            await require_guild(interaction), interaction.user.id, language
+        )
+        await interaction.followup.send(
+            language_reply(
+                reply_language(interaction.locale.value),
+                settings.language,
+                locale_of(interaction.guild_locale),
+            ),
+            ephemeral=True,
+        )
+
+
+def locale_of(locale: discord.Locale | None) -> str | None:
+    return None if locale is None else locale.value
+
+
+def language_reply(reader: str, chosen: str | None, guild_locale: str | None) -> str:
+    """What /config language answers, in the admin's own language ``reader``."""
+    posts_in = language_name(server_language(chosen, guild_locale))
+    if chosen is None:
+        return translate(
+            reader,
+            "Public posts of this server (duel cards, round results) now follow its primary "
+            "language as Discord reports it: {language} at the moment. Replies only one "
+            "member sees stay in that member's own Discord language.",
+            language=posts_in,
+        )
+    return translate(
+        reader,
+        "Public posts of this server (duel cards, round results) are now in {language}. "
+        "Replies only one member sees stay in that member's own Discord language.",
+        language=posts_in,
+    )
 
 
 async def setup(bot: DuelBot) -> None:
