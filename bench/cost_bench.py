@@ -59,7 +59,7 @@ from bench.discord_bench import followup_times, paced, wait_for
 from bench.service_bench import percentile
 from bot.config import DatabaseSettings, Settings
 from bot.db import migrate
-from bot.db.engine import Database, make_database
+from bot.db.engine import APPLICATION_NAME, Database, make_database
 from bot.db.models import Duel, Round, Submission, utcnow
 from bot.rules.dice import commitment, new_seed
 from bot.standin import FakeDiscord, RateLimits
@@ -70,6 +70,9 @@ TARGET_P99_RATIO = 3.0
 TARGET_CPU_RATIO = 1.5
 TARGET_SUSTAINED_RATIO = 0.5
 TARGET_TWO_PROCESSES = 1.5
+TARGET_POSTGRES_VS_SQLITE = 0.7
+TARGET_SUSTAINED_CLICKS = 300.0
+BENCH_APPLICATION = "costbench"  # this process's own PostgreSQL connections
 SUSTAIN_P99_MS = 100.0
 TICK = os.sysconf("SC_CLK_TCK")
 # Two servers whose ids put them on shard 0 and shard 1 of 2 ((id >> 22) % 2).
@@ -324,6 +327,8 @@ class Phase:
     cpu_ms_per_event: dict[str, float]  # per process label
     stored: int | None = None  # rows stored during the phase (duelbot only)
     rig_cpu_ms_per_event: float = 0.0  # this process: the fake Discord and the driver
+    # PostgreSQL: CPU of the server's backends serving the bot (None: not measured)
+    backend_cpu_ms_per_event: float | None = None
 
     @property
     def lost(self) -> int:
@@ -424,6 +429,7 @@ async def measured(
     db: Database | None,
 ) -> Phase:
     before_rows = await stored_moves(db) if db is not None else 0
+    backends0 = await backend_cpu(db)
     cpu0 = {c.label: c.cpu() for c in children}
     rig0 = time.process_time()
     t0 = time.monotonic()
@@ -431,6 +437,11 @@ async def measured(
     seconds = time.monotonic() - t0
     rig = 1000 * (time.process_time() - rig0) / max(1, count)
     cpu = {c.label: 1000 * (c.cpu() - cpu0[c.label]) / max(1, count) for c in children}
+    backends1 = await backend_cpu(db)
+    backend = None
+    if backends0 is not None and backends1 is not None:
+        spent = sum(used - backends0.get(pid, 0.0) for pid, used in backends1.items())
+        backend = 1000 * spent / max(1, count)
     stored = (await stored_moves(db) - before_rows) if db is not None else None
     return Phase(
         kind,
@@ -444,7 +455,33 @@ async def measured(
         cpu,
         stored,
         rig,
+        backend,
     )
+
+
+async def backend_cpu(db: Database | None) -> dict[int, float] | None:
+    """CPU seconds so far of each PostgreSQL backend serving duelbot (its connections are
+    named ``duelbot`` in pg_stat_activity), read from /proc: None on SQLite, or when the
+    server's processes cannot be read from here (another machine or container)."""
+    if db is None or db.dialect != "postgresql":
+        return None
+    async with db.transaction() as session:
+        pids = (
+            await session.execute(
+                text(
+                    "SELECT pid FROM pg_stat_activity"
+                    " WHERE application_name = :name AND datname = current_database()"
+                ),
+                {"name": APPLICATION_NAME},
+            )
+        ).scalars().all()
+    used = {}
+    for pid in pids:
+        try:
+            used[int(pid)] = cpu_seconds(int(pid))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return used if used or not pids else None
 
 
 async def sustained(
@@ -542,7 +579,15 @@ async def run_target(
         try:
             if url is not None:
                 await migrate.upgrade(Settings(database=DatabaseSettings(url=url)))
-                db = make_database(url, pool_size=2)
+                db = make_database(
+                    url,
+                    pool_size=2,
+                    connect_args=(
+                        {"server_settings": {"application_name": BENCH_APPLICATION}}
+                        if backend == "postgres"
+                        else None
+                    ),
+                )
                 await add_duels(db, world)
             children = []
             for k in range(processes):
@@ -652,7 +697,34 @@ def render(rep: Report) -> str:
             f"echo {echo.sustained_per_s:.0f}/s = x{sr:.2f} (>= {TARGET_SUSTAINED_RATIO}): "
             f"{_mark(sr >= TARGET_SUSTAINED_RATIO)}"
         )
+    if bot:
+        fast = [p for p in bot.steps if p.offered_rate >= TARGET_SUSTAINED_CLICKS]
+        held = bot.sustained_per_s >= TARGET_SUSTAINED_CLICKS
+        lost = sum(p.lost for p in fast)
+        lines.append(
+            f"clicks at {TARGET_SUSTAINED_CLICKS:.0f}/s: sustained up to "
+            f"{bot.sustained_per_s:.0f}/s with p99 < {SUSTAIN_P99_MS:.0f} ms, {lost} lost at "
+            f">= {TARGET_SUSTAINED_CLICKS:.0f}/s: {_mark(held and not lost)}"
+        )
+    for t in rep.targets:
+        c = t.click
+        if t.backend == "postgres" and c is not None:
+            server = c.backend_cpu_ms_per_event
+            shown = f"{server:.2f}" if server is not None else "not readable"
+            both = f"{_cpu(c) + server:.2f}" if server is not None else "-"
+            lines.append(
+                f"{t.label}: CPU per click at {c.offered_rate:.0f}/s: bot {_cpu(c):.2f} ms + "
+                f"PostgreSQL backends {shown} ms = {both} ms (p50 {c.p50_ms:.1f} ms, "
+                f"p99 {c.p99_ms:.1f} ms)"
+            )
     one, two = by.get("postgres-1"), by.get("postgres-2")
+    if one and bot:
+        r = one.sustained_per_s / bot.sustained_per_s if bot.sustained_per_s else 0.0
+        lines.append(
+            f"PostgreSQL, one process: {one.sustained_per_s:.0f}/s vs SQLite "
+            f"{bot.sustained_per_s:.0f}/s = x{r:.2f} (>= {TARGET_POSTGRES_VS_SQLITE}): "
+            f"{_mark(r >= TARGET_POSTGRES_VS_SQLITE)}"
+        )
     if one and two:
         r = two.sustained_per_s / one.sustained_per_s if one.sustained_per_s else 0.0
         lost = sum(p.lost for t in (one, two) for p in t.steps)

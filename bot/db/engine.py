@@ -43,6 +43,7 @@ OUTBOX_WRITTEN = "duelbot.outbox_written"
 # CLI): the user should hear "try again" within seconds, not after 30 s of "thinking".
 SQLITE_BUSY_TIMEOUT = 5.0
 BEGIN = "BEGIN IMMEDIATE"
+APPLICATION_NAME = "duelbot"
 
 
 def is_sqlite(url: str) -> bool:
@@ -108,10 +109,12 @@ def make_engine(
         _configure_sqlite(engine)
         return engine
     url, schema = split_search_path(url)
+    settings = dict(extra.get("server_settings") or {})
     if schema is not None:
-        settings = dict(extra.get("server_settings") or {})
         settings.setdefault("search_path", schema)
-        extra["server_settings"] = settings
+    # named in pg_stat_activity (an operator, or bench/cost_bench.py, finds its backends)
+    settings.setdefault("application_name", APPLICATION_NAME)
+    extra["server_settings"] = settings
     if poolclass is None:
         pool_args = {"pool_size": pool_size, "max_overflow": pool_size, "pool_pre_ping": True}
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -99,6 +100,8 @@ class DuelBot(commands.Bot):
         super().__init__(**_base_kwargs(settings, self.pacing), **options)
         self.services = services
         self.settings = settings
+        # Set by the intake cog when it loads: what a DM is handed to.
+        self.message_intake: Callable[[discord.Message], Awaitable[None]] | None = None
         self.outbox_wakeup = asyncio.Event()
         self.scheduler_wakeup = asyncio.Event()
         # The unit of work wakes the poster after any commit that queued a post.
@@ -122,9 +125,12 @@ class DuelBot(commands.Bot):
         self.outbox_wakeup.set()
 
     async def on_message(self, message: discord.Message, /) -> None:
-        """Nothing: duelbot has no prefix commands, and the DM intake (cogs/intake.py) listens
-        for messages itself. commands.Bot's default built a command context for every
-        message only to find no command in it (issue 27: per-event work off the hot path)."""
+        """A DM goes to the intake (cogs/intake.py); nothing else. duelbot has no prefix
+        commands: commands.Bot's default built a command context for every message only to
+        find no command in it, and a listener of the intake's own would be a second task
+        per message (issue 27: per-event work off the hot path)."""
+        if message.guild is None and self.message_intake is not None:
+            await self.message_intake(message)
 
     async def setup_hook(self) -> None:
         # Known once logged in: the bot's own webhooks are exempt from the global limit.

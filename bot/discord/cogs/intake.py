@@ -88,7 +88,13 @@ class Intake(commands.Cog):
         if click is not None:
             await click.clicked(interaction)
 
-    @commands.Cog.listener()
+    async def cog_load(self) -> None:
+        self.bot.message_intake = self.on_message  # called by DuelBot.on_message
+
+    async def cog_unload(self) -> None:
+        if self.bot.message_intake == self.on_message:
+            self.bot.message_intake = None
+
     async def on_message(self, message: discord.Message) -> None:
         if message.guild is not None or message.author.bot:
             return
