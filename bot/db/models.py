@@ -153,6 +153,8 @@ class Round(Base):
     __table_args__ = (
         UniqueConstraint("duel_id", "number"),
         Index("ix_rounds_status_deadline", "status", "deadline"),
+        # a duel's open round, found without scanning every open round (migration 0010)
+        Index("ix_rounds_duel_status", "duel_id", "status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -8,7 +8,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    case,
+    func,
+    insert,
+    or_,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -79,12 +90,9 @@ async def open_rounds_of_user(
     stmt = (
         select(Duel, Round)
         .join(Round, Round.duel_id == Duel.id)
-        .where(
-            Duel.status == "live",
-            Round.status == "open",
-            or_(Duel.a_user_id == user_id, Duel.b_user_id == user_id),
-        )
+        .where(Duel.id.in_(_LIVE_DUELS_OF_USER), Round.status == "open")
         .order_by(Duel.id)
+        .params(user_id=user_id)
     )
     if lock:
         stmt = stmt.with_for_update().execution_options(populate_existing=True)
@@ -327,14 +335,16 @@ _TARGET_BY_DUEL = (
     .where(Duel.id == bindparam("duel_id"))
     .with_for_update()
 )
+# The sender's live duels through the two per-side indexes (an OR of the two sides let
+# SQLite's planner scan every open round instead: a DM cost more the more duels were live).
+_LIVE_DUELS_OF_USER = union_all(
+    select(Duel.id).where(Duel.a_user_id == bindparam("user_id"), Duel.status == "live"),
+    select(Duel.id).where(Duel.b_user_id == bindparam("user_id"), Duel.status == "live"),
+)
 _TARGETS_OF_USER = (
     select(*_MOVE_TARGET_COLUMNS)
     .join(Round, Round.duel_id == Duel.id)
-    .where(
-        Duel.status == "live",
-        Round.status == "open",
-        or_(Duel.a_user_id == bindparam("user_id"), Duel.b_user_id == bindparam("user_id")),
-    )
+    .where(Duel.id.in_(_LIVE_DUELS_OF_USER), Round.status == "open")
     .order_by(Duel.id)
     .with_for_update()
 )
