@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, event, make_url
 from sqlalchemy.dialects.sqlite.aiosqlite import SQLiteDialect_aiosqlite
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
@@ -44,6 +45,8 @@ OUTBOX_WRITTEN = "duelbot.outbox_written"
 SQLITE_BUSY_TIMEOUT = 5.0
 BEGIN = "BEGIN IMMEDIATE"
 APPLICATION_NAME = "duelbot"
+IDLE_PING_SECONDS = 10.0
+IDLE_SINCE = "duelbot_idle_since"
 
 
 def is_sqlite(url: str) -> bool:
@@ -116,12 +119,38 @@ def make_engine(
     settings.setdefault("application_name", APPLICATION_NAME)
     extra["server_settings"] = settings
     if poolclass is None:
-        pool_args = {"pool_size": pool_size, "max_overflow": pool_size, "pool_pre_ping": True}
+        pool_args = {"pool_size": pool_size, "max_overflow": pool_size}
     else:
         pool_args = {"poolclass": poolclass}
-    return create_async_engine(
+    engine = create_async_engine(
         url, echo=echo, hide_parameters=True, connect_args=extra, **pool_args
     )
+    _ping_after_idle(engine)
+    return engine
+
+
+def _ping_after_idle(engine: AsyncEngine) -> None:
+    """A connection idle longer than IDLE_PING_SECONDS is pinged at check-out, and replaced
+    if the server is gone (a restart while the bot was quiet). SQLAlchemy's pool_pre_ping
+    pinged at every check-out: one more round trip per move, the server's CPU included
+    (issue 27); a connection in steady use is known alive from its last transaction, and
+    one that died meanwhile fails that one transaction ("try again"), which invalidates
+    the pool's connections."""
+
+    @event.listens_for(engine.sync_engine, "checkin")
+    def _checked_in(_dbapi_connection: Any, record: Any) -> None:
+        record.info[IDLE_SINCE] = time.monotonic()
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        idle_since = record.info.get(IDLE_SINCE)
+        if idle_since is None or time.monotonic() - idle_since < IDLE_PING_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as error:
+            # the pool opens a new connection in its place (and tries up to three times)
+            raise DisconnectionError(f"an idle connection failed its ping: {error}") from error
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

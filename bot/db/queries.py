@@ -369,6 +369,21 @@ _SUPERSEDE = (
 )
 _STORE_COLUMNS = ("round_id", "side", "user_id", "move", "via", "submitted_at")
 _STORE = insert(Submission)
+# PostgreSQL: a change of move in one round trip (the UPDATE as a data-modifying CTE of the
+# INSERT); SQLite has no DML in a CTE, and its two statements cost no round trip anyway.
+_SUPERSEDE_AND_STORE = (
+    insert(Submission)
+    # parameters named apart from the columns: SQLAlchemy would read a parameter named as
+    # a column as a value for the CTE's UPDATE too
+    .values({name: bindparam(f"new_{name}") for name in _STORE_COLUMNS})
+    .add_cte(
+        update(Submission)
+        .where(Submission.id == bindparam("submission_id"))
+        .values(superseded_at=bindparam("at"))
+        .returning(Submission.id)
+        .cte("superseded")
+    )
+)
 
 
 # run straight on SQLite's own connection (bot/db/prepared.py)
@@ -378,6 +393,7 @@ _DUEL_BY_ID_RUN = Prepared(_DUEL_BY_ID)
 _ROUND_MOVES_RUN = Prepared(_ROUND_MOVES)
 _SUPERSEDE_RUN = Prepared(_SUPERSEDE)
 _STORE_RUN = Prepared(_STORE, _STORE_COLUMNS)
+_SUPERSEDE_AND_STORE_RUN = Prepared(_SUPERSEDE_AND_STORE)
 
 #: The column of a ``move_targets`` row that holds the open round's id.
 TARGET_ROUND_ID = 8
@@ -430,8 +446,6 @@ def store_move(
     supersede_id: int | None,
 ) -> None:
     """Insert the move; ``supersede_id``: the submission it replaces, marked first."""
-    if supersede_id is not None:
-        _SUPERSEDE_RUN.rows(conn, {"submission_id": supersede_id, "at": at})
     values = {
         "round_id": round_id,
         "side": side,
@@ -440,4 +454,11 @@ def store_move(
         "via": via,
         "submitted_at": at,
     }
-    _STORE_RUN.rows(conn, values)
+    if supersede_id is None:
+        _STORE_RUN.rows(conn, values)
+    elif conn.dialect.name == "postgresql":
+        both = {f"new_{name}": value for name, value in values.items()}
+        _SUPERSEDE_AND_STORE_RUN.rows(conn, {**both, "submission_id": supersede_id, "at": at})
+    else:
+        _SUPERSEDE_RUN.rows(conn, {"submission_id": supersede_id, "at": at})
+        _STORE_RUN.rows(conn, values)
