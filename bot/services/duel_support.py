@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
-from bot.db.models import Duel, DuellistProfile, OutboxPost, Round, fits_id
+from bot.db.models import AuditEntry, Duel, DuellistProfile, OutboxPost, Round, fits_id
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.capabilities import HouseRules, capability
@@ -350,13 +350,14 @@ def audit_duel(
     details: dict[str, Any],
 ) -> None:
     """The audit entry of something done to ``duel`` (in the caller's transaction)."""
-    queries.audit(
-        session,
-        guild_id=duel.guild_id,
-        actor_id=actor_id,
-        action=action,
-        duel_id=duel.id,
-        details=details,
+    session.add(
+        AuditEntry(
+            guild_id=duel.guild_id,
+            actor_id=actor_id,
+            action=action,
+            duel_id=duel.id,
+            details=details,
+        )
     )
 
 

@@ -43,16 +43,17 @@ from tests.discord.harness import World, bot_settings, populate
 from tests.discord.test_full_duel import setup_duel
 from tests.fakediscord import FakeDiscord, run_bot
 
-# The issue's goal for the whole path, met: 15 crossings on SQLite, 14 on PostgreSQL
-# (docs/architecture.md numbers them). The move's own part: the cog -> submit_move, the step
-# handed to the unit of work (``Work.run``; on SQLite called back from the database's own
-# thread, ``SqliteThread._core_step`` -> ``_take_move``: one thread hop per move), the duel,
-# round and stored moves in one read, the rules asked once (``check_move``), the store, the
-# session the close joins and the receipt's text. The close: its reads, the rules asked
-# once (``adjudicate``: everything the published round shows, in the ruleset's words), the
-# audit. The poster: the claim, the typed message, the render (which reads the published
-# round and asks no ruleset) and the mark.
-MAX_CROSSINGS = 15
+# The issue's goal for the whole path, under 15, met: 14 crossings on SQLite, 13 on
+# PostgreSQL (docs/architecture.md numbers them). The move's own part: the cog ->
+# submit_move, the step handed to the unit of work (``Work.run``; on SQLite called back from
+# the database's own thread, ``SqliteThread._core_step`` -> ``_take_move``: one thread hop
+# per move), the duel, round and stored moves in one read, the rules asked once
+# (``check_move``), the store, the session the close joins and the receipt's text. The
+# close: its reads, the rules asked once (``adjudicate``: everything the published round
+# shows, in the ruleset's words); its audit row is an ORM row the service adds itself (no
+# call into bot/db). The poster: the claim, the typed message, the render (which reads the
+# published round and asks no ruleset) and the mark.
+MAX_CROSSINGS = 14
 # The move's own part, from the DM to the receipt (everything but _close and the poster).
 MOVE_PART_CEILING = 9
 LAYERS = ("bot.discord", "bot.services", "bot.db", "bot.rules", "bot.presentation")
@@ -157,22 +158,27 @@ def test_layer_trace_counts_a_call_across_layers_once() -> None:
 
 @asynccontextmanager
 async def in_database_thread(database: Database, profile: Any) -> AsyncIterator[None]:
-    """``profile`` also in SQLite's database thread, where a move's step runs (PostgreSQL
-    has none: run_sync runs the step in the event loop's thread)."""
+    """``profile`` also in SQLite's database threads: the lane's, where a move's step runs
+    (bot/db/sqlite_lane.py), and the pool's, where the ORM transactions run (PostgreSQL has
+    none: run_sync runs the step in the event loop's thread)."""
     async with database.transaction() as session:
         raw = await (await session.connection()).get_raw_connection()
-        driver = raw.driver_connection
-    if not isinstance(driver, SqliteThread):
-        yield
-        return
-    await driver.run(lambda _conn: sys.setprofile(profile))
+        drivers = [raw.driver_connection]
+    if database.lane is not None:
+        async with database.lane.lock:
+            drivers.append((await database.lane.connection())[1])
+    threads = [driver for driver in drivers if isinstance(driver, SqliteThread)]
+    assert len(threads) == (2 if database.lane is not None else 0)
+    for driver in threads:
+        await driver.run(lambda _conn: sys.setprofile(profile))
     try:
         yield
     finally:
-        await driver.run(lambda _conn: sys.setprofile(None))
+        for driver in threads:
+            await driver.run(lambda _conn: sys.setprofile(None))
 
 
-async def test_one_dm_that_completes_a_round_crosses_layers_at_most_15_times(
+async def test_one_dm_that_completes_a_round_crosses_layers_fewer_than_15_times(
     fake_discord: FakeDiscord, database: Database
 ) -> None:
     fake = fake_discord
