@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -134,13 +135,10 @@ def round_result_view(
     ids = user_ids or {}
     names, labels, state = result.names, result.labels, result.state
     # What the close fixed in the ruleset's words; a result stored before it asks the
-    # ruleset as renderers used to (looked up only then).
-    asked: list[Ruleset | None] = []
-
+    # ruleset as renderers used to (looked up only then, once).
+    @functools.cache
     def rules() -> Ruleset | None:
-        if not asked:
-            asked.append(ruleset_or_none(result.ruleset))
-        return asked[0]
+        return ruleset_or_none(result.ruleset)
 
     def words() -> RulesetWords:
         old = rules()
