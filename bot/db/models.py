@@ -143,6 +143,9 @@ class Duel(Base):
     # "commander" (/duel end). Only a duel ended by a result can have that round undone.
     end_kind: Mapped[str | None] = mapped_column(String(16))
     rounds_played: Mapped[int] = mapped_column(default=0)
+    # The language its posts, exports and archive page speak (issue 28): the server's at the
+    # start, kept for the whole duel; None (before migration 0011): English.
+    language: Mapped[str | None] = mapped_column(String(35))
     created_by: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None]
@@ -208,6 +211,9 @@ class OutboxPost(Base):
     target_id: Mapped[int] = mapped_column(BigInteger)
     on_behalf_of: Mapped[int | None] = mapped_column(BigInteger)
     payload: Mapped[dict[str, Any]]
+    # The language the post is rendered in, chosen when it was written (issue 28): the
+    # duel's for a channel post, the member's for a DM; None: English.
+    language: Mapped[str | None] = mapped_column(String(35))
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|posted|failed
     attempts: Mapped[int] = mapped_column(default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -219,6 +225,17 @@ class OutboxPost(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     posted_at: Mapped[datetime | None]
+
+
+class MemberLanguage(Base):
+    """The language a member last used with the bot (their Discord locale at their last
+    command or button press, as a catalog's language): their DMs speak it (issue 28)."""
+
+    __tablename__ = "member_languages"
+
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    language: Mapped[str] = mapped_column(String(35))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class ChannelWebhook(Base):

@@ -42,6 +42,10 @@ MARKERS = {
     "translate_in": "dpgettext",  # (language, context, msgid)
     "translate_plural": "dngettext",  # (language, singular, plural, n)
     "N_": "N_",  # (msgid)
+    # bot/i18n/context.py: the language is the scope's, not an argument.
+    "_": "gettext",  # (msgid)
+    "_n": "ngettext",  # (singular, plural, n)
+    "_p": "pgettext",  # (context, msgid)
 }
 #: Comments shown to translators with each command text (extracted comments, ``#.``).
 HINTS = {

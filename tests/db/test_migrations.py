@@ -29,6 +29,7 @@ EXPECTED_TABLES = {
     "submissions",
     "outbox",
     "channel_webhooks",
+    "member_languages",
     "audit_log",
     "ladders",
     "ladder_ratings",

@@ -1,0 +1,74 @@
+"""A ruleset's texts in the reader's language (issue 28), with no I/O in the rules.
+
+Each ruleset's package carries the catalog of its own words and sentences
+(``<package>/locales/<language>/LC_MESSAGES/duelbot.po``, docs/translating.md) and writes
+its texts with a ``RulesetText`` of its own package:
+
+    _ = RulesetText(__package__)          # in the ruleset's package, e.g. its texts.py
+    _("{attacker} strikes {defender}.", attacker=a, defender=b)
+
+The rules engine reads no file and knows no language: the lookup is injected, like the
+dice's RNG. bot/i18n installs one at import of ``bot`` (bot/__init__.py) that reads the
+package's catalog in the language of the scope being written (bot/i18n/context.py); until
+then, and for any text the catalog lacks, the English text is the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+
+class TextLookup(Protocol):
+    """Finds a ruleset package's translation in the current language; None: English."""
+
+    def text(self, package: str, context: str | None, msgid: str) -> str | None: ...
+
+    def plural(self, package: str, singular: str, plural: str, count: int) -> str | None: ...
+
+
+class _English:
+    def text(self, package: str, context: str | None, msgid: str) -> str | None:
+        return None
+
+    def plural(self, package: str, singular: str, plural: str, count: int) -> str | None:
+        return None
+
+
+_installed: list[TextLookup] = [_English()]
+
+
+def install_lookup(lookup: TextLookup) -> Callable[[], None]:
+    """Use ``lookup`` for every ruleset's texts from now on; returns the undo."""
+    previous = _installed[0]
+    _installed[0] = lookup
+
+    def undo() -> None:
+        _installed[0] = previous
+
+    return undo
+
+
+class RulesetText:
+    """The translation functions of one ruleset package: ``_(msgid, **fields)``,
+    ``_.plural(singular, plural, count, **fields)`` and ``_.context(ctx, msgid, **fields)``
+    (``pybabel extract`` finds ``_``, ``_n`` and ``_p`` calls: bind them under those
+    names)."""
+
+    __slots__ = ("package",)
+
+    def __init__(self, package: str | None) -> None:
+        if not package:
+            raise ValueError("RulesetText needs the ruleset's package name (__package__)")
+        self.package = package
+
+    def __call__(self, msgid: str, /, **fields: object) -> str:
+        return (_installed[0].text(self.package, None, msgid) or msgid).format_map(fields)
+
+    def plural(self, singular: str, plural: str, count: int, /, **fields: object) -> str:
+        found = _installed[0].plural(self.package, singular, plural, count)
+        text = found or (singular if count == 1 else plural)
+        return text.format_map({"count": count, **fields})
+
+    def context(self, context: str, msgid: str, /, **fields: object) -> str:
+        return (_installed[0].text(self.package, context, msgid) or msgid).format_map(fields)
