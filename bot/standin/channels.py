@@ -10,6 +10,7 @@ from typing import Any
 from . import forum
 from . import payloads as P
 from .errors import ApiError, invalid_form
+from .localizations import check_locale
 from .messages import MessagesMixin
 from .models import (
     CHANNEL_DM,
@@ -50,7 +51,7 @@ class ChannelsMixin(MessagesMixin):
         ``bot_permissions``) and, unless channel_name is None, one text channel."""
         gid = id or self.snowflake()
         owner = owner_id or self.owner.id
-        guild = FakeGuild(id=gid, name=name, owner_id=owner, locale=locale)
+        guild = FakeGuild(id=gid, name=name, owner_id=owner, locale=check_locale(locale))
         guild.roles[gid] = FakeRole(
             id=gid, guild_id=gid, name="@everyone", permissions=everyone_permissions
         )
@@ -114,13 +115,18 @@ class ChannelsMixin(MessagesMixin):
         *,
         roles: Iterable[int | FakeRole] = (),
         nick: str | None = None,
+        locale: str | None = None,
     ) -> FakeMember:
-        """Add a member; ``user`` may be a user id, a FakeUser, or a new username."""
+        """Add a member; ``user`` may be a user id, a FakeUser, or a new username.
+        ``locale``: the user's client language from now on (a user's, not a member's: it
+        holds in every guild and DM, as on Discord); None keeps the user's."""
         guild = self.guilds[guild_id]
         if isinstance(user, str):
             user = self.add_user(user)
         elif isinstance(user, int):
             user = self.users[user]
+        if locale is not None:
+            user.locale = check_locale(locale)
         role_ids = [r.id if isinstance(r, FakeRole) else int(r) for r in roles]
         for rid in role_ids:
             if rid not in guild.roles:
@@ -131,6 +137,22 @@ class ChannelsMixin(MessagesMixin):
             "GUILD_MEMBER_ADD", lambda: {**member.to_payload(), "guild_id": str(guild_id)}, guild_id
         )
         return member
+
+    def set_user_locale(self, user: int | FakeUser, locale: str) -> FakeUser:
+        """The user switches their Discord client's language: their later interactions
+        carry ``locale`` (Discord sends no event for it)."""
+        found = user if isinstance(user, FakeUser) else self.users[user]
+        found.locale = check_locale(locale)
+        return found
+
+    def set_guild_locale(self, guild_id: int, locale: str) -> FakeGuild:
+        """An admin changes the server's primary language (Server Settings, Community,
+        Overview): GUILD_UPDATE with the new ``preferred_locale``; later interactions in the
+        guild carry it as ``guild_locale``."""
+        guild = self.guilds[guild_id]
+        guild.locale = check_locale(locale)
+        self._emit_guild_event("GUILD_UPDATE", lambda: P.guild(self, guild), guild_id)
+        return guild
 
     def set_member_roles(
         self, guild_id: int, user_id: int, roles: Iterable[int | FakeRole]

@@ -12,6 +12,7 @@ from . import payloads as P
 from .commands import CommandsMixin
 from .interactions import InteractionHandle, InteractionRecord
 from .limits import lone_surrogate_path, typed_text_problem
+from .localizations import check_locale
 from .messages import MENTION
 from .models import (
     CHANNEL_TEXT,
@@ -114,11 +115,15 @@ class UserSideMixin(CommandsMixin):
         options: Mapping[str, Any] | None = None,
         group: str | None = None,
         *,
-        locale: str = "en-US",
+        locale: str | None = None,
         require_registered: bool = True,
         enforce_limits: bool = True,
     ) -> InteractionHandle:
         """Run a slash command as ``user_id``: INTERACTION_CREATE type 2.
+
+        ``locale`` (here and in every other interaction) is the language of the member's
+        client, sent as the interaction's ``locale``: the user's own (``add_user(...,
+        locale=)``, ``set_user_locale``) unless given; ``guild_locale`` is the guild's.
 
         guild_id None means the bot's DM with the user (channel_id is then ignored).
         Option types come from the command the bot registered (PUT .../commands); the call
@@ -158,7 +163,7 @@ class UserSideMixin(CommandsMixin):
         options: Mapping[str, Any] | None = None,
         group: str | None = None,
         *,
-        locale: str = "en-US",
+        locale: str | None = None,
     ) -> InteractionHandle:
         """INTERACTION_CREATE type 4; ``focused`` names the option being typed. The handle's
         response() is the type-8 callback with data.choices."""
@@ -186,7 +191,7 @@ class UserSideMixin(CommandsMixin):
         values: list[str] | None = None,
         require_component: bool = True,
         allow_disabled: bool = False,
-        locale: str = "en-US",
+        locale: str | None = None,
     ) -> InteractionHandle:
         """A user clicks a button (or picks ``values`` in a select) on ``message``:
         INTERACTION_CREATE type 3 carrying the message. In a DM or a guild, per the message.
@@ -224,7 +229,7 @@ class UserSideMixin(CommandsMixin):
         fields: Mapping[str, str],
         *,
         message: FakeMessage | int | None = None,
-        locale: str = "en-US",
+        locale: str | None = None,
     ) -> InteractionHandle:
         """INTERACTION_CREATE type 5 with text inputs {custom_id: value} in action rows."""
         user = self._user(user_id)
@@ -247,8 +252,10 @@ class UserSideMixin(CommandsMixin):
         data: JSON,
         *,
         message: FakeMessage | None = None,
-        locale: str,
+        locale: str | None,
     ) -> InteractionHandle:
+        # The language of the member's client: the call's, else the user's (set_user_locale).
+        locale = user.locale if locale is None else check_locale(locale)
         if guild_id is not None:
             guild = self.guilds[guild_id]
             if user.id not in guild.members:

@@ -47,6 +47,17 @@ Path = tuple[str | int, ...]
 NameCheck = Callable[[Any], bool]
 
 
+def check_locale(locale: str) -> str:
+    """``locale`` when Discord has it (a user's client language, a guild's preferred
+    locale), else ValueError: Discord sends no other value, so a test must not either."""
+    if locale not in LOCALES:
+        raise ValueError(
+            f"fakediscord: {locale!r} is no Discord locale (developers/reference#locales): "
+            f"one of {', '.join(sorted(LOCALES))}"
+        )
+    return locale
+
+
 def check_localizations(raw: JSON, at: Path, name_ok: NameCheck) -> None:
     """Raise LimitRefused (400 / 50035) when ``raw``, a command as registered (at ``at`` of
     the request body: ``(index,)`` in a bulk overwrite), has a localization Discord refuses.

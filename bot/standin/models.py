@@ -118,6 +118,9 @@ class FakeUser:
     global_name: str | None = None
     bot: bool = False
     avatar: str | None = None
+    #: The language of the user's Discord client: every interaction they send carries it
+    #: as ``locale`` (developers/reference#locales), unless the call names another.
+    locale: str = "en-US"
 
     def to_payload(self) -> JSON:
         data: JSON = {
@@ -252,6 +255,8 @@ class FakeGuild:
     roles: dict[int, FakeRole] = field(default_factory=dict)
     members: dict[int, FakeMember] = field(default_factory=dict)
     channel_ids: list[int] = field(default_factory=list)
+    #: The server's primary language (Server Settings, Community, Overview): the guild's
+    #: ``preferred_locale`` and every interaction's ``guild_locale`` from it.
     locale: str = "en-US"
 
     @property

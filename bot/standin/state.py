@@ -13,6 +13,7 @@ from collections.abc import Callable
 from .errors import ApiError
 from .forum_model import ForumState
 from .interactions import InteractionRecord, wait_until
+from .localizations import check_locale
 from .models import (
     ADMINISTRATOR,
     ALL_PERMISSIONS,
@@ -143,9 +144,17 @@ class StandinState:
         id: int | None = None,
         bot: bool = False,
         global_name: str | None = None,
+        locale: str = "en-US",
     ) -> FakeUser:
+        """A user; ``locale`` is their Discord client's language (the ``locale`` of their
+        interactions; ``set_user_locale`` changes it later)."""
+        check_locale(locale)
         user = FakeUser(
-            id=id or self.snowflake(), username=username, bot=bot, global_name=global_name
+            id=id or self.snowflake(),
+            username=username,
+            bot=bot,
+            global_name=global_name,
+            locale=locale,
         )
         self.users[user.id] = user
         return user
