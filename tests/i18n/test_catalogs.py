@@ -27,12 +27,15 @@ from bot.i18n.catalogs import (
 )
 from bot.i18n.check import (
     catalog_problems,
+    describe,
     english_problems,
+    key_of,
     plural_rule_problems,
     template_problems,
 )
 from bot.i18n.command_rules import DESCRIPTION_CONTEXT, NAME_CONTEXT
 from bot.i18n.extraction import extract_template
+from tests.i18n.po_text import without_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 MAPPING = ROOT / "babel.cfg"
@@ -175,3 +178,18 @@ def test_a_new_marked_text_or_command_is_caught(tmp_path: Path) -> None:
         "'A new text for {who}' (bot/presentation/new_text.py) is not in the template: run "
         "`make catalogs`",
     ]  # "show" stays: /stats show and /sheet show still declare it
+
+
+def test_the_german_file_with_a_message_removed_fails(tmp_path: Path) -> None:
+    """As a contributor would break it: a reply's entry deleted from a copy of the file."""
+    source = catalog_path("de")
+    replies = [m for m in read_catalog(source) if m.id and m.context is None]
+    assert replies, "the German catalog has no reply yet"
+    for removed in {id(m): m for m in (replies[0], replies[-1])}.values():
+        copy = tmp_path / "duelbot.po"
+        copy.write_text(
+            without_entry(source.read_text(encoding="utf-8"), removed.lineno), encoding="utf-8"
+        )
+        assert catalog_problems(template(), read_catalog(copy)) == [
+            f"de: {describe(key_of(removed))} is missing: run `make catalogs`, then translate it"
+        ]
