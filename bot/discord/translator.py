@@ -24,7 +24,9 @@ from bot.i18n.command_rules import (
     NAME_CONTEXT,
     command_text_problem,
 )
+from bot.i18n.ruleset_catalogs import package_translation
 from bot.i18n.translate import translation
+from bot.rules import registry
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +62,12 @@ def command_translation(english: str, locale: str, location: Location) -> str | 
     kind = CONTEXT_OF.get(location)
     if language in (None, SOURCE_LANGUAGE) or kind is None:
         return None
-    text = translation(language, kind, english)
+    text = translation(language, kind, english) or package_translation(
+        language, ruleset_packages(), kind, english
+    )
+    if text is None and kind == CHOICE_CONTEXT:
+        # a ruleset's title, offered as a choice, is translated once in its catalog
+        text = package_translation(language, ruleset_packages(), None, english)
     if text is None or text == english:
         return None  # Discord ignores a localization equal to the default anyway
     problem = command_text_problem(kind, text)
@@ -70,3 +77,10 @@ def command_translation(english: str, locale: str, location: Location) -> str | 
         )
         return None
     return text
+
+
+def ruleset_packages() -> tuple[str, ...]:
+    """The packages of the installed rulesets, and the rules' shared package: the command
+    texts built from a ruleset's declarations are in its own catalog."""
+    packages = {type(rules).__module__.rpartition(".")[0] for rules in registry.all_rulesets()}
+    return ("bot.rules", *sorted(packages - {"bot.rules", ""}))

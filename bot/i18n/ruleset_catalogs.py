@@ -51,3 +51,21 @@ class PackageCatalogs:
         if (None, singular) not in known.messages:
             return None
         return plural_text(known, singular, plural, count)
+
+
+def package_translation(
+    language: str, packages: tuple[str, ...], context: str | None, msgid: str
+) -> str | None:
+    """The first of ``packages``' catalogs (in ``language``) that translates ``msgid``: the
+    command texts a ruleset declares (its option names, choices, title) are in its own
+    catalog, and the command tree's translator asks them after the bot's own."""
+    if language == SOURCE_LANGUAGE:
+        return None
+    for package in packages:
+        locales = package_locales(package)
+        if locales is None:
+            continue
+        found = translations(language, locales).messages.get((context, msgid))
+        if isinstance(found, str):
+            return found
+    return None
