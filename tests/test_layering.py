@@ -197,9 +197,18 @@ I18N_FORBIDDEN = (
 )
 
 
+#: The one piece of the rules the catalogs know: the hook they plug the ruleset packages'
+#: catalogs into (bot/rules/text.py, pure, importing nothing of the rules).
+I18N_RULES_HOOK = ("bot.rules.text", "bot.rules.text.install_lookup")
+
+
 def test_the_catalogs_are_pure() -> None:
     assert list((BOT / "i18n").rglob("*.py")), "bot/i18n has no modules?"
-    assert violations("i18n", I18N_FORBIDDEN) == []
+    assert [
+        line
+        for line in violations("i18n", I18N_FORBIDDEN)
+        if not line.endswith(tuple(f" imports {name}" for name in I18N_RULES_HOOK))
+    ] == []
 
 
 def test_the_catalog_check_catches_a_discord_import(

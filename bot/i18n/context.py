@@ -20,46 +20,30 @@ is the same with the language passed by hand.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-
-from bot.i18n.catalogs import SOURCE_LANGUAGE
+from bot.i18n.ruleset_catalogs import PackageCatalogs
+from bot.i18n.scope import current_language, speaking
 from bot.i18n.translate import translate, translate_in, translate_plural
+from bot.rules.text import install_lookup
 
-_language: ContextVar[str] = ContextVar("duelbot_language", default=SOURCE_LANGUAGE)
+__all__ = ["_", "_n", "_p", "current_language", "speaking"]
 
-
-def current_language() -> str:
-    """The language of the texts built here: the innermost ``speaking`` scope's, else
-    English."""
-    return _language.get()
-
-
-@contextmanager
-def speaking(language: str | None) -> Iterator[str]:
-    """Build texts in ``language`` (a catalog's name; None or unknown: English) until the
-    block ends. Yields the language, for a ``lang`` attribute or a stored column."""
-    chosen = language or SOURCE_LANGUAGE
-    token = _language.set(chosen)
-    try:
-        yield chosen
-    finally:
-        _language.reset(token)
+# The rules engine reads no file: it is handed the lookup of each ruleset package's catalog
+# here, before anything can open a scope (whoever opens one imports this module).
+install_lookup(PackageCatalogs())
 
 
 def _(msgid: str, /, **fields: object) -> str:
     """``msgid`` (English, a ``str.format`` template of named fields) in the current
     language, with ``fields`` filled in."""
-    return translate(_language.get(), msgid, **fields)
+    return translate(current_language(), msgid, **fields)
 
 
 def _n(singular: str, plural: str, count: int, /, **fields: object) -> str:
     """The plural form for ``count`` in the current language; ``{count}`` is filled in."""
-    return translate_plural(_language.get(), singular, plural, count, **fields)
+    return translate_plural(current_language(), singular, plural, count, **fields)
 
 
 def _p(context: str, msgid: str, /, **fields: object) -> str:
     """A message with a context (gettext's msgctxt): one English text that needs two
     translations, such as "round" as a noun in a heading and in a sentence."""
-    return translate_in(_language.get(), context, msgid, **fields)
+    return translate_in(current_language(), context, msgid, **fields)

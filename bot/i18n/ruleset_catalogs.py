@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from bot.i18n.catalogs import SOURCE_LANGUAGE, translations
-from bot.i18n.context import current_language
+from bot.i18n.scope import current_language
 from bot.i18n.translate import plural_text
 
 
