@@ -95,7 +95,8 @@ class Fields:
         reader = Fields(f"{self.kind}.{key}", entry, strict=self.strict)
         sheet = {k: v for k, v in entry.items() if k not in ("user_id", "name")}
         name = reader.opt_text("name") if not self.strict else reader.text("name")
-        return Party(reader.opt_integer("user_id"), name or _("Duellist {side}", side=key.upper()), sheet)
+        shown = name or _("Duellist {side}", side=key.upper())
+        return Party(reader.opt_integer("user_id"), shown, sheet)
 
     def side(self, key: str) -> str:
         value = self.text(key)
