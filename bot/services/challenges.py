@@ -192,6 +192,7 @@ class Challenges(DuelUseCases):
                 duel=duel,
                 penalties=tuple(p.sentence for p in result.penalties),
                 log=tuple(str(e) for e in result.log),
+                language=language,
             )
 
     @staticmethod

@@ -284,6 +284,8 @@ class ChallengeOutcome:
     duel: DuelView | None
     penalties: tuple[str, ...]
     log: tuple[str, ...]
+    # The language its sentences (and its post) are in: the server's (issue 28).
+    language: str | None = None
 
 
 def window_text(window: timedelta) -> str:

@@ -21,7 +21,7 @@ from bot.services.clock import utcnow
 from bot.services.container import Services
 from bot.services.errors import ConflictOfInterest, InvalidInput, NotFound
 from bot.services.languages import LanguageService
-from bot.services.views import window_text
+from bot.services.views import ChallengeOutcome, MemberRef, window_text
 from tests.services.helpers import (
     ALICE,
     BOB,
@@ -298,3 +298,35 @@ async def test_a_german_duels_round_is_closed_in_german_by_an_english_caller(
     assert receipt.closed.duel.language == "de"
     with speaking(receipt.closed.duel.language):
         assert receipt.closed.duel.live_text.startswith("läuft")
+
+
+# -- a challenge speaks the server's language --------------------------------------------
+
+
+async def test_a_challenge_posts_and_starts_its_duel_in_the_servers_language(
+    services: Services, database: Database
+) -> None:
+    king, duke = MemberRef(11, "King"), MemberRef(12, "Duke")
+    await services.profiles.set_sheet(GUILD, COMMANDER, king, "by-this-axe", {"character": "hero"})
+    await services.profiles.set_sheet(
+        GUILD, COMMANDER, duke, "by-this-axe", {"character": "champion", "leader": True}
+    )
+
+    async def challenge(accepted: bool) -> ChallengeOutcome:
+        return await services.duels.challenge(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            actor_id=COMMANDER,
+            challenger=king,
+            challenged=duke,
+            inputs={"accepted": accepted, "contact": False},
+            guild_locale="de",  # no /config language: the server's preferred locale
+        )
+
+    refused = await challenge(False)
+    fought = await challenge(True)
+    assert refused.duel is None and refused.language == "de"
+    assert fought.duel is not None and fought.duel.language == "de"
+    assert await _stored_language(database, fought.duel.id) == "de"
+    posts = await outbox_rows(database, kind="challenge")
+    assert [post.language for post in posts] == ["de", "de"]
