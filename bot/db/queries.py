@@ -28,6 +28,7 @@ from bot.db.models import (
     Duel,
     DuellistProfile,
     GuildSettings,
+    MemberLanguage,
     OutboxPost,
     Round,
     Submission,
@@ -205,13 +206,42 @@ async def round_numbered(session: AsyncSession, duel_id: int, number: int) -> Ro
 
 
 async def close_inputs(
-    session: AsyncSession, duel_id: int, rnd: Round
-) -> tuple[dict[str, Submission], list[Round]]:
+    session: AsyncSession, duel_id: int, rnd: Round, user_ids: Sequence[int] = ()
+) -> tuple[dict[str, Submission], list[Round], dict[int, str]]:
     """What a round's close reads besides the duel and the round: each side's current
-    submission, and the run of undone rounds right before it (the latest first; the result
-    says which undo it follows)."""
+    submission, the run of undone rounds right before it (the latest first; the result
+    says which undo it follows) and the languages ``user_ids`` last used with the bot (the
+    close's DMs speak them; read here so the close crosses into bot/db once)."""
     submissions = await current_submissions(session, rnd.id)
-    return submissions, await undone_run_before(session, duel_id, rnd.number)
+    earlier = await undone_run_before(session, duel_id, rnd.number)
+    return submissions, earlier, await member_languages(session, user_ids)
+
+
+async def member_languages(session: AsyncSession, user_ids: Sequence[int]) -> dict[int, str]:
+    """The language each of ``user_ids`` last used with the bot (issue 28), for those who
+    have one stored."""
+    if not user_ids:
+        return {}
+    stmt = select(MemberLanguage.user_id, MemberLanguage.language).where(
+        MemberLanguage.user_id.in_(set(user_ids))
+    )
+    return {int(uid): str(lang) for uid, lang in await session.execute(stmt)}
+
+
+async def set_member_language(
+    session: AsyncSession, user_id: int, language: str, at: datetime
+) -> None:
+    """Store the language ``user_id`` last used with the bot (one upsert: two processes
+    remembering the same member at once do not collide)."""
+    values = {"user_id": user_id, "language": language, "updated_at": at}
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(MemberLanguage).values(**values)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[MemberLanguage.user_id],
+        set_={"language": stmt.excluded.language, "updated_at": stmt.excluded.updated_at},
+    )
+    await session.execute(stmt)
 
 
 async def undone_run_before(session: AsyncSession, duel_id: int, number: int) -> list[Round]:

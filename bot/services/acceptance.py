@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.config import DuelSettings
+from bot.i18n.context import _, _n
 from bot.rules.adjudication import check_move
 from bot.rules.capabilities import MultiStep, capability
 from bot.rules.errors import RulesError
@@ -110,7 +111,7 @@ def choose_round(
     multi-step duels that await someone else are left out), or the refusal (none, or
     still several)."""
     if not found:
-        raise NotFound("You have no open round to move in right now.")
+        raise NotFound(_("You have no open round to move in right now."))
     if len(found) == 1:
         return found[0]
     mine = []
@@ -124,10 +125,16 @@ def choose_round(
     found = mine or list(found)
     if len(found) > 1:
         listing = ", ".join(
-            f"#{d.id} vs {d.state[other_side(side_in(d, user_id))]['name']}" for d, _ in found
+            _(
+                "#{duel} vs {opponent}",
+                duel=d.id,
+                opponent=d.state[other_side(side_in(d, user_id))]["name"],
+            )
+            for d, _r in found
         )
         raise AmbiguousDuel(
-            f"You are in several open duels ({listing}).", tuple(d.id for d, _ in found)
+            _("You are in several open duels ({duels}).", duels=listing),
+            tuple(d.id for d, _r in found),
         )
     return found[0]
 
@@ -158,40 +165,54 @@ def accept(
     except RulesError as exc:
         raise InvalidInput(exc.message, ruleset=duel.ruleset) from None
     if duel.status == "live" and side not in check.awaiting:
-        waiting = " and ".join(
-            clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}"))
-            for s in check.awaiting
-        )
-        raise NotAllowed(
-            f"It is not your turn to choose in duel #{duel.id}: waiting for {waiting or 'nobody'}.",
-            duel_id=duel.id,
-        )
+        raise NotAllowed(_not_your_turn(duel, check.awaiting), duel_id=duel.id)
     if check.error is not None or check.move_id is None or check.label is None:
-        message = check.error.message if check.error is not None else "Not a move."
+        message = check.error.message if check.error is not None else _("Not a move.")
         raise InvalidInput(message, duel_id=duel.id, ruleset=duel.ruleset)
     if duel.status != "live":
         raise RoundNotOpen(
-            f"Duel #{duel.id} has ended; moves are no longer taken.", duel_id=duel.id
+            _("Duel #{duel} has ended; moves are no longer taken.", duel=duel.id),
+            duel_id=duel.id,
         )
     noun, move = check.ruleset_words.round.one, check.ruleset_words.move.one
     if rnd is None:
         raise RoundNotOpen(
-            f"Duel #{duel.id} has no open {noun}: wait for a commander to open the next "
-            f"{noun} (your {move} was not recorded).",
+            _(
+                "Duel #{duel} has no open {round}: wait for a commander to open the next "
+                "{round} (your {move} was not recorded).",
+                duel=duel.id,
+                round=noun,
+                move=move,
+            ),
             duel_id=duel.id,
         )
-    label = check.words.label if check.words is not None else f"{noun} {rnd.number}"
+    label = (
+        check.words.label
+        if check.words is not None
+        else _("{round} {number}", round=noun, number=rnd.number)
+    )
     if req.round_no is not None and rnd.number != req.round_no:
         raise RoundNotOpen(
-            f"That {noun} of duel #{duel.id} is over; {label} is open now. "
-            f"Use the buttons of its message, or type your {move}.",
+            _(
+                "That {round} of duel #{duel} is over; {label} is open now. Use the buttons of "
+                "its message, or type your {move}.",
+                round=noun,
+                duel=duel.id,
+                label=label,
+                move=move,
+            ),
             duel_id=duel.id,
             round_no=rnd.number,
         )
     if rnd.deadline is not None and now >= rnd.deadline:
         raise RoundNotOpen(
-            f"The deadline of {label} of duel #{duel.id} has passed; "
-            f"the {move} was not recorded.",
+            _(
+                "The deadline of {label} of duel #{duel} has passed; the {move} was not "
+                "recorded.",
+                label=label,
+                duel=duel.id,
+                move=move,
+            ),
             duel_id=duel.id,
             round_no=rnd.number,
         )
@@ -212,6 +233,30 @@ def accept(
         check.current_label,
         completes,
         check.words,
+    )
+
+
+def _not_your_turn(duel: DuelSnapshot, awaiting: Sequence[str]) -> str:
+    """The refusal of a move from a side the duel does not await now."""
+    names = [
+        clean_name(str(duel.state[s].get("name") or _("Duellist {side}", side=s.upper())))
+        for s in awaiting
+    ]
+    if not names:
+        return _(
+            "It is not your turn to choose in duel #{duel}: waiting for nobody.", duel=duel.id
+        )
+    if len(names) == 1:
+        return _(
+            "It is not your turn to choose in duel #{duel}: waiting for {name}.",
+            duel=duel.id,
+            name=names[0],
+        )
+    return _(
+        "It is not your turn to choose in duel #{duel}: waiting for {first} and {second}.",
+        duel=duel.id,
+        first=names[0],
+        second=" and ".join(names[1:]),
     )
 
 
@@ -237,10 +282,16 @@ def _refuse_change(
     rules.update(duel.options or {})
     if not rules["change_of_choice"]:
         raise MoveAlreadyLocked(
-            f"You already locked in {current_label} for "
-            f"{label} of duel #{duel.id}, and this duel does not allow "
-            f"changing a {move} before the {noun} closes (change of choice was off "
-            "when it started).",
+            _(
+                "You already locked in {current} for {label} of duel #{duel}, and this duel "
+                "does not allow changing a {move} before the {round} closes (change of "
+                "choice was off when it started).",
+                current=current_label,
+                label=label,
+                duel=duel.id,
+                move=move,
+                round=noun,
+            ),
             mine.current,
             duel_id=duel.id,
             round_no=rnd.number,
@@ -248,9 +299,17 @@ def _refuse_change(
     changes = mine.stored - 1
     if changes >= defaults.max_move_changes:
         raise TooManyChanges(
-            f"You have changed your {move} {changes} times in {label} of duel "
-            f"#{duel.id}, the most allowed; your current {move} stays "
-            f"{current_label}.",
+            _n(
+                "You have changed your {move} {count} time in {label} of duel #{duel}, the "
+                "most allowed; your current {move} stays {current}.",
+                "You have changed your {move} {count} times in {label} of duel #{duel}, the "
+                "most allowed; your current {move} stays {current}.",
+                changes,
+                move=move,
+                label=label,
+                duel=duel.id,
+                current=current_label,
+            ),
             changes,
             mine.current,
             duel_id=duel.id,

@@ -12,6 +12,8 @@ from typing import Any
 
 from bot.db import queries
 from bot.db.models import DuellistProfile
+from bot.i18n.choice import server_language
+from bot.i18n.context import _, speaking
 from bot.rules import registry
 from bot.rules.base import Fighter, Ruleset, Side
 from bot.rules.capabilities import PreDuel, capability
@@ -24,6 +26,7 @@ from bot.services.lifecycle import NewDuel, create_duel
 from bot.services.messages import ChallengePost, Party
 from bot.services.pre_duel_inputs import step_of, union_of_inputs, validated_inputs
 from bot.services.profiles import clean_name
+from bot.services.settings import load_settings_row
 from bot.services.unit import transaction
 from bot.services.views import ChallengeOutcome, MemberRef
 
@@ -77,18 +80,22 @@ class Challenges(DuelUseCases):
         challenged: MemberRef,
         inputs: Mapping[str, object],
         ruleset: str | None = None,
+        guild_locale: str | None = None,
     ) -> ChallengeOutcome:
         """Settle a challenge under ``ruleset`` (None: the one ruleset declaring the step,
         or, when several do, the one both members have a sheet of). ``inputs``: the step's
         inputs by key (None or absent: not given), validated as the step declares them.
         Penalties are remembered in the penalised member's profile; when a duel is fought
         it starts in the same transaction. Announced through the outbox; a roll uses a
-        fresh seed, revealed in the post, label duel:0:round:0:roll:0."""
+        fresh seed, revealed in the post, label duel:0:round:0:roll:0. ``guild_locale``: the
+        server's preferred locale (``interaction.guild_locale``): the post, and the duel a
+        fight starts, speak the server's language (/config language, else this locale).
+        The outcome's sentences (returned and posted) are in that language too."""
         if challenger.user_id == challenged.user_id:
-            raise InvalidInput("A member cannot challenge themselves.")
+            raise InvalidInput(_("A member cannot challenge themselves."))
         candidates = challenge_rulesets()
         if not candidates:
-            raise InvalidInput("No duel system with a challenge step is installed.")
+            raise InvalidInput(_("No duel system with a challenge step is installed."))
         async with transaction(self._db) as session:
             profiles: dict[Side, DuellistProfile | None] = {
                 "a": await queries.profile(session, guild_id, challenger.user_id),
@@ -110,28 +117,43 @@ class Challenges(DuelUseCases):
             seed = new_seed()
             pre_duel = capability(rules, PreDuel)
             if pre_duel is None:  # step_of found the step: the ruleset declares it
-                raise InvalidInput(f"{rules.title} has no pre-duel step.", ruleset=rules.id)
-            try:
-                result = pre_duel.run_pre_duel_step(
-                    step.id,
-                    fighters["a"],
-                    fighters["b"],
-                    values,
-                    FairDice(seed, 0, 0),
-                    remembered={s: remembered_penalties(p, rules) for s, p in held.items()},
+                raise InvalidInput(
+                    _("{ruleset} has no pre-duel step.", ruleset=rules.title), ruleset=rules.id
                 )
+            settings = await load_settings_row(session, guild_id, self._defaults)
+            # The step's sentences are posted (and remembered): the server's language.
+            language = server_language(settings.language, guild_locale)
+            try:
+                with speaking(language):
+                    result = pre_duel.run_pre_duel_step(
+                        step.id,
+                        fighters["a"],
+                        fighters["b"],
+                        values,
+                        FairDice(seed, 0, 0),
+                        remembered={s: remembered_penalties(p, rules) for s, p in held.items()},
+                    )
             except RulesError as exc:
                 raise InvalidInput(exc.message, ruleset=rules.id) from None
             self._remember(rules, step.id, result, held)
             duel = None
             if result.fought:
-                new = NewDuel(guild_id, channel_id, actor_id, challenger, challenged)
+                new = NewDuel(
+                    guild_id,
+                    channel_id,
+                    actor_id,
+                    challenger,
+                    challenged,
+                    guild_locale=guild_locale,
+                )
                 duel = await create_duel(session, self._defaults, rules, new)
             rolled = result.roll is not None
+            with speaking(language):
+                headline = step.headline_for(fighters["a"].name, fighters["b"].name)
             message = ChallengePost(
                 duel_id=None if duel is None else duel.id,
                 ruleset=rules.id,
-                headline=step.headline_for(fighters["a"].name, fighters["b"].name),
+                headline=headline,
                 outcome=result.outcome,
                 sentence=result.sentence,
                 challenger=Party(challenger.user_id, fighters["a"].name),
@@ -147,6 +169,7 @@ class Challenges(DuelUseCases):
             enqueue(
                 session,
                 message,
+                language=language if duel is None else duel.language,
                 dedupe_key=f"challenge:{guild_id}:{seed[:32]}",
                 guild_id=guild_id,
                 duel_id=None if duel is None else duel.id,
@@ -169,6 +192,7 @@ class Challenges(DuelUseCases):
                 duel=duel,
                 penalties=tuple(p.sentence for p in result.penalties),
                 log=tuple(str(e) for e in result.log),
+                language=language,
             )
 
     @staticmethod
@@ -186,7 +210,11 @@ class Challenges(DuelUseCases):
                 raise InvalidInput(exc.message) from None
             if rules not in candidates:
                 raise InvalidInput(
-                    f"{rules.title} has no challenge step. These do: {_named(candidates)}.",
+                    _(
+                        "{ruleset} has no challenge step. These do: {rulesets}.",
+                        ruleset=rules.title,
+                        rulesets=_named(candidates),
+                    ),
                     allowed=tuple(r.id for r in candidates),
                 )
             return rules
@@ -200,12 +228,19 @@ class Challenges(DuelUseCases):
         if len(sheeted) == 1:
             return sheeted[0]
         among = sheeted or candidates
-        raise InvalidInput(
-            "Several duel systems have a challenge step"
-            + (" and both members have a sheet of each" if sheeted else "")
-            + f": name the ruleset, one of {_named(among)}.",
-            allowed=tuple(r.id for r in among),
-        )
+        if sheeted:
+            several = _(
+                "Several duel systems have a challenge step and both members have a sheet of "
+                "each: name the ruleset, one of {rulesets}.",
+                rulesets=_named(among),
+            )
+        else:
+            several = _(
+                "Several duel systems have a challenge step: name the ruleset, one of "
+                "{rulesets}.",
+                rulesets=_named(among),
+            )
+        raise InvalidInput(several, allowed=tuple(r.id for r in among))
 
     @staticmethod
     def _remember(

@@ -8,6 +8,7 @@ from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.services.duels import DuelService
 from bot.services.exports import ExportService
+from bot.services.languages import LanguageService
 from bot.services.outbox import OutboxService
 from bot.services.profiles import ProfileService
 from bot.services.ratings import RatingService
@@ -24,6 +25,9 @@ class Services:
     scheduler: SchedulerService
     exports: ExportService
     ratings: RatingService
+    # The language each member last used (issue 28): the Discord layer calls
+    # ``languages.remember(user_id, interaction.locale)`` on every interaction.
+    languages: LanguageService
 
     @classmethod
     def create(cls, db: Database, defaults: DuelSettings | None = None) -> Services:
@@ -36,6 +40,7 @@ class Services:
             scheduler=SchedulerService(db),
             exports=ExportService(db),
             ratings=RatingService(db, defaults),
+            languages=LanguageService(db),
         )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from bot.i18n.context import _
 from bot.rules.terms import StepWords
 from bot.services.message_format import (
     SIDES,
@@ -103,7 +104,7 @@ def _opponent(f: Fields) -> str:
     side = f.data.get("side")
     if side in SIDES:
         return f.party("b" if side == "a" else "a").name
-    return "your opponent"
+    return _("your opponent")
 
 
 @dataclass(frozen=True, slots=True)

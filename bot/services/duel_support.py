@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,6 +20,8 @@ from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import AuditEntry, Duel, DuellistProfile, OutboxPost, Round, fits_id
+from bot.i18n.choice import dm_language
+from bot.i18n.context import _, _n
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.capabilities import HouseRules, capability
@@ -75,7 +77,7 @@ def duel_view(
         return DuellistView(
             s,
             user_id,
-            str(d.get("name") or f"Duellist {s.upper()}"),
+            str(d.get("name") or duellist_fallback_name(s)),
             {k: v for k, v in d.items() if k != "name"},
         )
 
@@ -116,7 +118,13 @@ def duel_view(
         open_round=round_view,
         options=stored_options(duel.ruleset, duel.options),
         end_kind=duel.end_kind,
+        language=duel.language,
     )
+
+
+def duellist_fallback_name(side: str) -> str:
+    """What a duellist stored without a name is called: "Duellist A"."""
+    return _("Duellist {side}", side=side.upper())
 
 
 #: How a close stored the end of a duel before issue 24: "round 4: a_wins" (an outcome code).
@@ -132,9 +140,14 @@ def _end_reason(duel: Duel, rules: Ruleset | None) -> str | None:
     if coded is None or rules is None:
         return reason
     state = duel.state or {}
-    names = [str((state.get(s) or {}).get("name") or f"Duellist {s.upper()}") for s in SIDES]
+    names = [str((state.get(s) or {}).get("name") or duellist_fallback_name(s)) for s in SIDES]
     sentence = rules.outcome_sentence(coded.group(2), names[0], names[1])
-    return f"{rules.words.round.one} {coded.group(1)}: {sentence}"
+    return _(
+        "{round} {number}: {sentence}",
+        round=rules.words.round.one,
+        number=coded.group(1),
+        sentence=sentence,
+    )
 
 
 def is_sealed(rnd: Round) -> bool:
@@ -194,7 +207,11 @@ def no_sheet(name: str, rules: Ruleset) -> NotFound:
     if rules.quick_sheet_fields:
         return no_stats(name)
     return NotFound(
-        f"{clean_name(name)} has no {rules.title} sheet in this server yet.",
+        _(
+            "{name} has no {ruleset} sheet in this server yet.",
+            name=clean_name(name),
+            ruleset=rules.title,
+        ),
         ruleset=rules.id,
         next_step=NextStep.SET_SHEET,
     )
@@ -205,31 +222,72 @@ def no_such_duel(duel_id: int, guild_id: int | None) -> NotFound:
     return DuelScope(guild_id=guild_id).not_found(duel_id)
 
 
-def clean_reason(reason: str, doing: str) -> str:
-    """A commander's reason (ending a duel, undoing a round) as stored and posted: one line,
-    not empty, at most MAX_REASON characters. Posts and exports escape it when they show it."""
+def clean_reason(reason: str, doing: CommandAction) -> str:
+    """A commander's reason (``doing``: "end" a duel, "undo" a round) as stored and posted:
+    one line, not empty, at most MAX_REASON characters. Posts and exports escape it when
+    they show it."""
     reason = " ".join(str(reason).split())
     if not reason:
-        raise InvalidInput(f"Give a reason for {doing}.")
+        if doing == "end":
+            raise InvalidInput(_("Give a reason for ending the duel."))
+        raise InvalidInput(_("Give a reason for undoing the round."))
     if len(reason) > MAX_REASON:
         raise InvalidInput(
-            f"The reason is too long ({len(reason)} characters, at most {MAX_REASON})."
+            _n(
+                "The reason is too long ({count} character, at most {most}).",
+                "The reason is too long ({count} characters, at most {most}).",
+                len(reason),
+                most=MAX_REASON,
+            )
         )
     return reason
 
 
-def refuse_own_duel(duel: Duel, actor_id: int | None, action: str, instead: str) -> None:
+#: What a commander does to a duel that its own duellists may not (refuse_own_duel).
+CommandAction = Literal["open", "close", "end", "undo"]
+
+
+def _own_duel_refusal(action: CommandAction, side: str, duel_id: int) -> str:
+    """Why a duellist may not ``action`` their own duel, and who does it instead."""
+    if action == "open":
+        return _(
+            "You are duellist {side} in duel #{duel}, so you cannot open its rounds or set "
+            "their deadlines: a duellist never commands their own duel. Another commander "
+            "opens them.",
+            side=side,
+            duel=duel_id,
+        )
+    if action == "close":
+        return _(
+            "You are duellist {side} in duel #{duel}, so you cannot close its round: a "
+            "duellist never commands their own duel. Another commander closes it, or its "
+            "deadline does.",
+            side=side,
+            duel=duel_id,
+        )
+    if action == "end":
+        return _(
+            "You are duellist {side} in duel #{duel}, so you cannot end it: a duellist never "
+            "commands their own duel. Another commander can end it.",
+            side=side,
+            duel=duel_id,
+        )
+    return _(
+        "You are duellist {side} in duel #{duel}, so you cannot undo its rounds: a duellist "
+        "never commands their own duel. Another commander can undo a round (with a reason).",
+        side=side,
+        duel=duel_id,
+    )
+
+
+def refuse_own_duel(duel: Duel, actor_id: int | None, action: CommandAction) -> None:
     """Conflict of interest: a duellist never commands their own duel, whatever their roles
     (admins and the server owner included). The deadline (no actor) is not a duellist."""
     if actor_id is None:
         return
     side = "A" if actor_id == duel.a_user_id else "B" if actor_id == duel.b_user_id else None
     if side is not None:
-        raise ConflictOfInterest(
-            f"You are duellist {side} in duel #{duel.id}, so you cannot {action}: a duellist "
-            f"never commands their own duel. {instead}",
-            duel_id=duel.id,
-        )
+        raise ConflictOfInterest(_own_duel_refusal(action, side, duel.id), duel_id=duel.id)
 
 
 def side_of(duel: Duel, user_id: int) -> str:
@@ -258,11 +316,13 @@ def enqueue(
     session: AsyncSession,
     message: OutboxMessage,
     *,
+    language: str | None,
     next_attempt_at: datetime | None = None,
     **fields: Any,
 ) -> None:
     """Queue ``message`` (its kind and versioned JSON) in the caller's transaction, due at
-    ``next_attempt_at`` (default: now)."""
+    ``next_attempt_at`` (default: now), to be rendered in ``language`` (issue 28: the
+    duel's for a channel post, the member's for a DM; None: English)."""
     session.add(
         OutboxPost(
             status="pending",
@@ -270,9 +330,18 @@ def enqueue(
             next_attempt_at=utcnow() if next_attempt_at is None else next_attempt_at,
             kind=message.KIND,
             payload=message.to_json(),
+            language=language,
             **fields,
         )
     )
+
+
+def member_dm_language(
+    duel_language: str | None, member_languages: Mapping[int, str], user_id: int
+) -> str:
+    """The language of a DM about a duel to ``user_id``: the one they last used with the
+    bot (``member_languages``, queries.member_languages), else the duel's."""
+    return dm_language(member_languages.get(user_id), duel_language, None)
 
 
 def post_in_duel_channel(
@@ -283,12 +352,16 @@ def post_in_duel_channel(
     key: str,
     on_behalf_of: int | None,
     to_side: str | None = None,
+    language: str | None = None,
 ) -> None:
-    """Queue a post for the duel's channel (or thread), deduplicated by kind and key; with
-    ``to_side``, a DM to that duellist instead, deduplicated by ``key`` itself."""
+    """Queue a post for the duel's channel (or thread), in the duel's language,
+    deduplicated by kind and key; with ``to_side``, a DM to that duellist instead, in
+    ``language`` (the member's: ``member_dm_language``; None: the duel's), deduplicated
+    by ``key`` itself."""
     enqueue(
         session,
         message,
+        language=view.language if to_side is None or language is None else language,
         dedupe_key=f"{message.KIND}:{key}" if to_side is None else key,
         guild_id=view.guild_id,
         duel_id=view.id,
@@ -305,22 +378,32 @@ BUTTONS_EDIT_DELAY = timedelta(seconds=1)
 
 
 def close_round_buttons(
-    session: AsyncSession, view: DuelView, rnd: Round, *, reason: str, now: datetime
+    session: AsyncSession,
+    view: DuelView,
+    rnd: Round,
+    *,
+    reason: str,
+    now: datetime,
+    member_languages: Mapping[int, str],
 ) -> None:
     """Queue, in the transaction that closes (or cancels) ``rnd`` at ``now``, the edit that
     disables the move buttons of its DMs, one per duellist (a duellist the round sent no DM
     has nothing to edit: the edit does nothing). Done by the poster after the commit, like
-    every post; never a Discord call in here, and no query: the poster finds the DMs."""
+    every post; never a Discord call in here, and no query: the poster finds the DMs.
+    ``member_languages``: the duellists' languages (queries.member_languages), which
+    their DMs speak."""
     for side in ("a", "b"):
+        user_id = view.duellist(side).user_id
         enqueue(
             session,
             ButtonsClosed(view.id, rnd.number, side, rnd.id, reason),
+            language=member_dm_language(view.language, member_languages, user_id),
             next_attempt_at=now + BUTTONS_EDIT_DELAY,
             dedupe_key=f"buttons_closed:{rnd.id}:{side}",
             guild_id=view.guild_id,
             duel_id=view.id,
             target="user",
-            target_id=view.duellist(side).user_id,
+            target_id=user_id,
             on_behalf_of=None,
         )
 
@@ -404,12 +487,12 @@ class DuelUseCases:
         duel_id: int,
         guild_id: int | None,
         actor_id: int | None,
-        refusal: tuple[str, str],
+        refusal: CommandAction,
     ) -> Duel:
-        """The duel a commander acts on (close, undo, end), row-locked. ``refusal``: what a
-        duellist of it may not do, and who does it instead (refuse_own_duel)."""
+        """The duel a commander acts on (open, close, undo, end), row-locked. ``refusal``:
+        what a duellist of it may not do (refuse_own_duel)."""
         duel = await self._get_duel(session, duel_id, guild_id, lock=True)
-        refuse_own_duel(duel, actor_id, *refusal)
+        refuse_own_duel(duel, actor_id, refusal)
         return duel
 
     async def _view(self, session: AsyncSession, duel: Duel) -> DuelView:

@@ -1,7 +1,9 @@
 """Typed service errors with structured fields (after Red-DiscordBot's errors).
 
 ``message`` is plain text about the duel and fit to show a user as it is: it names no command
-of any front end. What the user can do next is ``next_step`` (a ``NextStep``) with the fields
+of any front end, and it speaks the language of the scope it was raised in (issue 28: the
+Discord layer calls the services inside its reader's ``speaking``): build it with ``_()`` where
+it is raised. What the user can do next is ``next_step`` (a ``NextStep``) with the fields
 it needs (``duel_id``, ``ruleset``...): the front end that shows the error words it in its own
 syntax (bot/discord/errors.py adds slash-command hints; the command line shows the message).
 """
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+
+from bot.i18n.context import _
 
 
 class NextStep(StrEnum):
@@ -111,5 +115,7 @@ class Unavailable(DomainError):
     the database driver said (for logs and the command line, not for members)."""
 
     def __init__(self, detail: str) -> None:
-        super().__init__("The duel database is unavailable right now, so nothing was recorded.")
+        super().__init__(
+            _("The duel database is unavailable right now, so nothing was recorded.")
+        )
         self.detail = detail

@@ -13,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.models import Duel, GuildSettings
+from bot.i18n.choice import server_language
+from bot.i18n.context import _, speaking
 from bot.rules import registry
 from bot.rules.base import Fighter, Ruleset
 from bot.rules.capabilities import HouseRules, capability
@@ -38,9 +40,6 @@ from bot.services.published import read_published
 from bot.services.settings import house_rule_defaults, load_settings_row
 from bot.services.unit import transaction
 from bot.services.views import DuelView, MemberRef
-
-# What a duellist of the duel may not do, and who does it instead.
-END_REFUSAL = ("end it", "Another commander can end it.")
 
 
 def house_rules_in_force(rules: Ruleset, params: Mapping[str, Any], state: Any) -> dict[str, str]:
@@ -69,7 +68,13 @@ def normalized_params(rules: Ruleset, params: Mapping[str, Any]) -> dict[str, An
         return house.normalize_params(params)
     if params:
         given = ", ".join(sorted(str(key) for key in params))
-        raise InvalidHouseRule(f"{rules.title} has no house rules or duel settings ({given}).")
+        raise InvalidHouseRule(
+            _(
+                "{ruleset} has no house rules or duel settings ({given}).",
+                ruleset=rules.title,
+                given=given,
+            )
+        )
     return {}
 
 
@@ -97,7 +102,9 @@ def _json_safe(params: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class NewDuel:
-    """Who starts which duel where: what ``create_duel`` needs besides the ruleset."""
+    """Who starts which duel where: what ``create_duel`` needs besides the ruleset.
+    ``guild_locale``: the server's preferred locale as Discord reports it
+    (``interaction.guild_locale``): the duel's language when /config language chose none."""
 
     guild_id: int
     channel_id: int
@@ -106,6 +113,7 @@ class NewDuel:
     b: MemberRef
     thread_id: int | None = None
     params: Mapping[str, Any] | None = None
+    guild_locale: str | None = None
 
 
 async def create_duel(
@@ -136,6 +144,8 @@ async def create_duel(
     house = house_rules_in_force(rules, in_force, state)
     started = state.to_dict()
     duel = Duel(
+        # Its posts, export and archive page speak the server's language at its start.
+        language=server_language(settings.language, new.guild_locale),
         guild_id=guild_id,
         channel_id=channel_id,
         thread_id=thread_id,
@@ -191,23 +201,32 @@ class DuelLifecycle(DuelUseCases):
         thread_id: int | None = None,
         ruleset: str | None = None,
         params: Mapping[str, Any] | None = None,
+        guild_locale: str | None = None,
     ) -> DuelView:
         """Start a duel under ``ruleset`` (default: the configured one). ``params`` are the
-        ruleset's per-duel settings (see its docs); sheets come from the duellists' profiles."""
+        ruleset's per-duel settings (see its docs); sheets come from the duellists' profiles.
+        ``guild_locale``: the server's preferred locale (``interaction.guild_locale``); the
+        duel's language is the one /config language chose, else this one, else English."""
         if a.user_id == b.user_id:
-            raise InvalidInput("A duel needs two different members: nobody can duel themselves.")
+            raise InvalidInput(
+                _("A duel needs two different members: nobody can duel themselves.")
+            )
         rules = ruleset_of(ruleset or self._defaults.ruleset)
         if not rules.playable:
             playable = [r for r in registry.ids() if registry.get(r).playable]
             raise InvalidInput(
-                f"{rules.title} duels cannot be run by the bot yet; playable now: "
-                + ", ".join(playable)
-                + ".",
+                _(
+                    "{ruleset} duels cannot be run by the bot yet; playable now: {playable}.",
+                    ruleset=rules.title,
+                    playable=", ".join(playable),
+                ),
                 ruleset=rules.id,
                 allowed=playable,
             )
         async with transaction(self._db) as session:
-            new = NewDuel(guild_id, channel_id, actor_id, a, b, thread_id, params)
+            new = NewDuel(
+                guild_id, channel_id, actor_id, a, b, thread_id, params, guild_locale
+            )
             return await create_duel(session, self._defaults, rules, new)
 
     async def attach_thread(self, *, duel_id: int, thread_id: int) -> DuelView:
@@ -221,11 +240,13 @@ class DuelLifecycle(DuelUseCases):
     async def end_duel(
         self, *, duel_id: int, guild_id: int | None, actor_id: int, reason: str
     ) -> DuelView:
-        reason = clean_reason(reason, "ending the duel")
+        reason = clean_reason(reason, "end")
         async with transaction(self._db) as session:
-            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, END_REFUSAL)
+            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, "end")
             if duel.status != "live":
-                raise StateConflict(f"Duel #{duel.id} has already ended.", duel_id=duel.id)
+                raise StateConflict(
+                    _("Duel #{duel} has already ended.", duel=duel.id), duel_id=duel.id
+                )
             await _refuse_end_after_undone_result(session, duel)
             rnd = await queries.open_round(session, duel.id, lock=True)
             now = utcnow()
@@ -243,7 +264,21 @@ class DuelLifecycle(DuelUseCases):
             await session.flush()
             view = duel_view(duel)
             if rnd is not None:
-                close_round_buttons(session, view, rnd, reason="cancelled", now=now)
+                languages = await queries.member_languages(
+                    session, [duel.a_user_id, duel.b_user_id]
+                )
+                close_round_buttons(
+                    session,
+                    view,
+                    rnd,
+                    reason="cancelled",
+                    now=now,
+                    member_languages=languages,
+                )
+            words = None
+            if rnd is not None:
+                with speaking(duel.language):  # the post's words: the duel's language
+                    words = ruleset_of(duel.ruleset).step_words(rnd.state_before, rnd.number)
             announce(
                 session,
                 view,
@@ -253,9 +288,7 @@ class DuelLifecycle(DuelUseCases):
                     b=Party(duel.b_user_id, view.b.name),
                     reason=reason,
                     cancelled_round=None if rnd is None else rnd.number,
-                    words=None
-                    if rnd is None
-                    else ruleset_of(duel.ruleset).step_words(rnd.state_before, rnd.number),
+                    words=words,
                 ),
                 key=f"{duel.id}",
                 on_behalf_of=actor_id,
@@ -274,10 +307,14 @@ async def _refuse_end_after_undone_result(session: AsyncSession, duel: Duel) -> 
     for rnd in await queries.undone_rounds(session, duel.id):
         if rnd.result is not None and read_published(rnd.result).ended:
             raise StateConflict(
-                f"Duel #{duel.id} was decided in round {rnd.number}, whose result was undone: "
-                "a decided duel can only end with a result, so that the ladder keeps a rated "
-                "result. Open the next round and close it (its deadline closes it if no "
-                "commander does). Nothing was changed.",
+                _(
+                    "Duel #{duel} was decided in round {round}, whose result was undone: a "
+                    "decided duel can only end with a result, so that the ladder keeps a "
+                    "rated result. Open the next round and close it (its deadline closes it "
+                    "if no commander does). Nothing was changed.",
+                    duel=duel.id,
+                    round=rnd.number,
+                ),
                 duel_id=duel.id,
                 round_no=rnd.number,
             )

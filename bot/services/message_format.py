@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
+from bot.i18n.context import _
 from bot.rules.errors import RulesError
 from bot.rules.registry import DEFAULT_RULESET_ID
 from bot.rules.registry import get as get_ruleset
@@ -94,7 +95,8 @@ class Fields:
         reader = Fields(f"{self.kind}.{key}", entry, strict=self.strict)
         sheet = {k: v for k, v in entry.items() if k not in ("user_id", "name")}
         name = reader.opt_text("name") if not self.strict else reader.text("name")
-        return Party(reader.opt_integer("user_id"), name or f"Duellist {key.upper()}", sheet)
+        shown = name or _("Duellist {side}", side=key.upper())
+        return Party(reader.opt_integer("user_id"), shown, sheet)
 
     def side(self, key: str) -> str:
         value = self.text(key)

@@ -97,6 +97,7 @@ def _item(row: OutboxPost) -> OutboxItem:
         payload=dict(row.payload),
         attempts=row.attempts,
         first_attempt_at=row.first_attempt_at or row.created_at,
+        language=row.language,
     )
 
 
@@ -213,9 +214,12 @@ class OutboxService:
             )
             if channel_id is not None and row.duel_id is not None and already is None:
                 notice = DmClosed(duel_id=row.duel_id, round_no=round_no, user_id=row.target_id)
+                # A channel post: the duel's language (the bounced DM spoke the member's).
+                duel = await session.get(Duel, row.duel_id)
                 enqueue(
                     session,
                     notice,
+                    language=None if duel is None else duel.language,
                     dedupe_key=notice_key,
                     guild_id=row.guild_id,
                     duel_id=row.duel_id,
@@ -290,6 +294,8 @@ class OutboxService:
                         target=kind,
                         target_id=target_id,
                         on_behalf_of=row.on_behalf_of,
+                        # The same post, in its language (its texts were built in it).
+                        language=row.language,
                     )
                 )
             where = "channel" if kind == "channel" else "dm"

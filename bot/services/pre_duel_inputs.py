@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from bot.i18n.catalogs import SOURCE_LANGUAGE
+from bot.i18n.context import _, _p, current_language
 from bot.rules.base import Ruleset
 from bot.rules.capabilities import PreDuel, capability
 from bot.rules.terms import PreDuelInput, PreDuelStep
@@ -25,22 +27,32 @@ def step_of(rules: Ruleset, step_id: str) -> PreDuelStep:
     for step in () if pre_duel is None else pre_duel.pre_duel_steps():
         if step.id == step_id:
             return step
-    raise InvalidInput(f"{rules.title} has no pre-duel step {step_id!r}.", ruleset=rules.id)
+    raise InvalidInput(
+        _(
+            "{ruleset} has no pre-duel step {step}.", ruleset=rules.title, step=repr(step_id)
+        ),
+        ruleset=rules.id,
+    )
 
 
 def allowed_values(spec: PreDuelInput) -> str:
-    """What an input allows, in words: "yes or no", "one of foil, epee, sabre"..."""
+    """What an input allows, in words: "yes or no", "one of foil, epee, sabre"... (in the
+    current language: it goes into the refusals below)."""
     if spec.kind == "bool":
-        return "yes or no"
+        return _("yes or no")
     if spec.kind == "choice":
-        return "one of " + ", ".join(spec.choices)
+        return _("one of {choices}", choices=", ".join(spec.choices))
     if spec.minimum is not None and spec.maximum is not None:
-        return f"a whole number from {spec.minimum} to {spec.maximum}"
+        return _(
+            "a whole number from {minimum} to {maximum}",
+            minimum=spec.minimum,
+            maximum=spec.maximum,
+        )
     if spec.minimum is not None:
-        return f"a whole number of at least {spec.minimum}"
+        return _("a whole number of at least {minimum}", minimum=spec.minimum)
     if spec.maximum is not None:
-        return f"a whole number of at most {spec.maximum}"
-    return "a whole number"
+        return _("a whole number of at most {maximum}", maximum=spec.maximum)
+    return _("a whole number")
 
 
 def _same_shape(first: PreDuelInput, other: PreDuelInput) -> bool:
@@ -93,7 +105,13 @@ def union_of_inputs(
 
 def _parse(spec: PreDuelInput, value: object) -> InputValue:
     wrong = InvalidInput(
-        f"{spec.key} ({spec.label}) must be {allowed_values(spec)}, not {value!r}.",
+        _(
+            "{key} ({label}) must be {allowed}, not {value}.",
+            key=spec.key,
+            label=spec.label,
+            allowed=allowed_values(spec),
+            value=repr(value),
+        ),
         allowed=spec.choices,
     )
     if spec.kind == "bool":
@@ -124,8 +142,10 @@ def _parse(spec: PreDuelInput, value: object) -> InputValue:
     raise wrong
 
 
-def _the_step(rules: Ruleset, step: PreDuelStep) -> str:
-    return f"The {step.title.lower()} ({rules.short_name()})"
+def _step_name(step: PreDuelStep) -> str:
+    """The step's title inside a sentence: lower case in English ("the glove"); as the
+    ruleset writes it in another language (a German noun keeps its capital)."""
+    return step.title.lower() if current_language() == SOURCE_LANGUAGE else step.title
 
 
 def validated_inputs(
@@ -137,11 +157,18 @@ def validated_inputs(
     of the wrong kind or out of range."""
     declared = {spec.key: spec for spec in step.inputs}
     unknown = sorted(k for k, value in given.items() if value is not None and k not in declared)
-    takes = ", ".join(f"{spec.key} ({allowed_values(spec)})" for spec in step.inputs) or "none"
+    takes = ", ".join(f"{spec.key} ({allowed_values(spec)})" for spec in step.inputs) or _p(
+        "pre-duel inputs", "none"
+    )
     if unknown:
         raise InvalidInput(
-            f"{_the_step(rules, step)} does not take {', '.join(unknown)}. "
-            f"It takes: {takes}.",
+            _(
+                "The {step} ({ruleset}) does not take {unknown}. It takes: {takes}.",
+                step=_step_name(step),
+                ruleset=rules.short_name(),
+                unknown=", ".join(unknown),
+                takes=takes,
+            ),
             ruleset=rules.id,
             allowed=tuple(declared),
         )
@@ -151,8 +178,14 @@ def validated_inputs(
         if value is None:
             if spec.required:
                 raise InvalidInput(
-                    f"{_the_step(rules, step)} needs {spec.key} ({spec.label}): "
-                    f"{allowed_values(spec)}.",
+                    _(
+                        "The {step} ({ruleset}) needs {key} ({label}): {allowed}.",
+                        step=_step_name(step),
+                        ruleset=rules.short_name(),
+                        key=spec.key,
+                        label=spec.label,
+                        allowed=allowed_values(spec),
+                    ),
                     ruleset=rules.id,
                     allowed=spec.choices,
                 )

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import DuellistProfile
+from bot.i18n.context import _, _n, _p
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
@@ -29,7 +30,9 @@ def stats_ruleset() -> Ruleset:
     for rules in registry.all_rulesets():
         if rules.quick_sheet_fields:
             return rules
-    raise InvalidInput("No duel system has a quick sheet for /stats.", next_step=NextStep.USE_SHEET)
+    raise InvalidInput(
+        _("No duel system has a quick sheet for /stats."), next_step=NextStep.USE_SHEET
+    )
 
 
 def has_quick_sheet(row: DuellistProfile | None, rules: Ruleset) -> bool:
@@ -55,7 +58,7 @@ def profile_view(row: DuellistProfile) -> ProfileView:
 def clean_name(name: str) -> str:
     """Display names go into posts: keep them to one short line."""
     flat = " ".join(str(name).split())
-    return flat[:80] or "unnamed"
+    return flat[:80] or _p("member name", "unnamed")
 
 
 class ProfileService:
@@ -70,7 +73,14 @@ class ProfileService:
         rules = stats_ruleset()
         names = rules.quick_sheet_fields
         if len(values) != len(names):
-            raise InvalidInput(f"/stats set takes {len(names)} values: {', '.join(names)}.")
+            raise InvalidInput(
+                _n(
+                    "/stats set takes {count} value: {names}.",
+                    "/stats set takes {count} values: {names}.",
+                    len(names),
+                    names=", ".join(names),
+                )
+            )
         return await self.set_sheet(
             guild_id, actor_id, member, rules.id, dict(zip(names, values, strict=True))
         )
@@ -95,7 +105,7 @@ class ProfileService:
         (stats.set for the ruleset with a quick sheet: its numbers are "stats" everywhere)."""
         rules = _ruleset(ruleset_id)
         quick = bool(rules.quick_sheet_fields)
-        refuse_own_profile(actor_id, member, "stats" if quick else "sheet")
+        refuse_own_profile(actor_id, member, quick)
         async with transaction(self._db) as session:
             row = await queries.profile_for_update(session, guild_id, member.user_id)
             current = _stored_sheet(row, rules)
@@ -123,25 +133,40 @@ class ProfileService:
             sheet = _stored_sheet(row, rules)
             if not sheet:
                 raise NotFound(
-                    f"{clean_name(member.name)} has no {rules.title} sheet in this server yet."
+                    _(
+                        "{name} has no {ruleset} sheet in this server yet.",
+                        name=clean_name(member.name),
+                        ruleset=rules.title,
+                    )
                 )
             return sheet
 
 
-def refuse_own_profile(actor_id: int, member: MemberRef, what: str) -> None:
-    """Conflict of interest: nobody sets their own numbers, whatever their roles (a duel
-    snapshots them at its start)."""
-    if actor_id == member.user_id:
+def refuse_own_profile(actor_id: int, member: MemberRef, stats: bool) -> None:
+    """Conflict of interest: nobody sets their own numbers (``stats``: the quick sheet of
+    `/stats`, else a sheet), whatever their roles (a duel snapshots them at its start)."""
+    if actor_id != member.user_id:
+        return
+    if stats:
         raise ConflictOfInterest(
-            f"You cannot set your own {what}: a duellist never sets their own numbers. "
-            f"Another commander can set them for you."
+            _(
+                "You cannot set your own stats: a duellist never sets their own numbers. "
+                "Another commander can set them for you."
+            )
         )
+    raise ConflictOfInterest(
+        _(
+            "You cannot set your own sheet: a duellist never sets their own numbers. Another "
+            "commander can set them for you."
+        )
+    )
 
 
 def no_stats(name: str) -> NotFound:
     """The refusal for a member without the quick sheet of `/stats` (a commander sets it)."""
     return NotFound(
-        f"{clean_name(name)} has no stats in this server yet.", next_step=NextStep.SET_STATS
+        _("{name} has no stats in this server yet.", name=clean_name(name)),
+        next_step=NextStep.SET_STATS,
     )
 
 

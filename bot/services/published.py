@@ -26,6 +26,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import msgspec
 
+from bot.i18n.context import _, _p
 from bot.rules import registry
 from bot.rules.adjudication import NOT_ASKED as NOT_ASKED  # re-exported
 from bot.rules.adjudication import Adjudication
@@ -167,12 +168,14 @@ class PublishedRound(
 
 def _name(entry: Any, side: str) -> str:
     name = entry.get("name") if isinstance(entry, Mapping) else None
-    return name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
+    if isinstance(name, str) and name.strip():
+        return name
+    return _("Duellist {side}", side=side.upper())
 
 
 def _label(ruleset_id: str, choice: str | None, rules: Ruleset | None = None) -> str:
     if choice is None:
-        return "no move"
+        return _p("choice label", "no move")
     rules = rules or registry.get_or_none(ruleset_id)
     if rules is None:
         return choice

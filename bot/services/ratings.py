@@ -19,6 +19,7 @@ from bot.config import DuelSettings
 from bot.db import ratings_queries as rq
 from bot.db.engine import Database
 from bot.db.models import LadderEntry, LadderRating
+from bot.i18n.context import _, _n
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.errors import RulesError
@@ -85,9 +86,11 @@ class RatingService:
             return registry.get(ruleset or self._defaults.ruleset)
         except RulesError:
             raise InvalidInput(
-                f"There is no ruleset {ruleset!r}; the rulesets are "
-                + ", ".join(registry.ids())
-                + "."
+                _(
+                    "There is no ruleset {ruleset}; the rulesets are {rulesets}.",
+                    ruleset=repr(ruleset),
+                    rulesets=", ".join(registry.ids()),
+                )
             ) from None
 
     async def record(
@@ -148,7 +151,7 @@ class RatingService:
                     kind=e.kind,
                     outcome=e.outcome,
                     opponent_id=e.opponent_id,
-                    opponent_name=names.get(e.opponent_id, f"Member {e.opponent_id}"),
+                    opponent_name=names.get(e.opponent_id) or _("Member {id}", id=e.opponent_id),
                     rating_before=e.rating_before,
                     rating_after=e.rating,
                 )
@@ -167,7 +170,9 @@ class RatingService:
         if page < 1 and clamp:
             page = 1
         if page < 1:
-            raise InvalidInput(f"Page {page} does not exist: pages are numbered from 1.")
+            raise InvalidInput(
+                _("Page {page} does not exist: pages are numbered from 1.", page=page)
+            )
         async with transaction(self._db) as session:
             total = await rq.rated_count(session, guild_id, rules.id)
             pages = max(1, math.ceil(total / PER_PAGE))
@@ -175,9 +180,15 @@ class RatingService:
                 page = pages
             if page > pages:
                 raise InvalidInput(
-                    f"Page {page} does not exist: the {rules.title} leaderboard of this "
-                    f"server has {pages} page{'s' if pages != 1 else ''} "
-                    f"({total} rated member{'s' if total != 1 else ''}, {PER_PAGE} a page)."
+                    _(
+                        "Page {page} does not exist: the {ruleset} leaderboard of this server "
+                        "has {pages} ({members}, {per_page} a page).",
+                        page=page,
+                        ruleset=rules.title,
+                        pages=_n("{count} page", "{count} pages", pages),
+                        members=_n("{count} rated member", "{count} rated members", total),
+                        per_page=PER_PAGE,
+                    )
                 )
             ranked = await rq.leaderboard_page(
                 session, guild_id, rules.id, offset=(page - 1) * PER_PAGE, limit=PER_PAGE
@@ -209,7 +220,7 @@ class RatingService:
         rating history: the archive's ladder page. One transaction."""
         sections = []
         async with transaction(self._db) as session:
-            for _, ruleset in await rq.ladders(session, guild_id):
+            for _guild, ruleset in await rq.ladders(session, guild_id):
                 rules = registry.get_or_none(ruleset)
                 title = rules.title if rules is not None else ruleset
                 total = await rq.rated_count(session, guild_id, ruleset)
@@ -239,7 +250,7 @@ class RatingService:
         """Replay one ladder from its history and compare with what is stored; store the
         replay unless ``check_only``. Names are not compared (they are the last seen)."""
         async with transaction(self._db) as session:
-            ladder, _ = await rq.lock_ladder(session, guild_id, ruleset)
+            ladder, _created = await rq.lock_ladder(session, guild_id, ruleset)
             duels = await rq.ended_duels(session, guild_id, ruleset)
             book = Book()
             rules = registry.get_or_none(ruleset)

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.db import queries
 from bot.db.models import fits_id
+from bot.i18n.context import _
 from bot.rules import registry
 from bot.rules.adjudication import adjudication_keys, adjudication_settings
 from bot.rules.base import SIDES
@@ -118,7 +119,8 @@ class DuelReads(DuelUseCases):
             state = rules.state_from_dict(duel.state)
             if duel.status != "live":
                 raise InvalidInput(
-                    f"Duel #{duel.id} has ended: no round is left to play.", duel_id=duel.id
+                    _("Duel #{duel} has ended: no round is left to play.", duel=duel.id),
+                    duel_id=duel.id,
                 )
             steps = capability(rules, MultiStep)
             stepwise = steps is not None and (
@@ -129,16 +131,24 @@ class DuelReads(DuelUseCases):
             b_moves = [] if stepwise else rules.moves(state, "b")
             why = ""
             if stepwise:
-                why = (
-                    f"Duel #{duel.id} is {rules.title}: its odds depend on choices made step "
-                    "by step, some of them secret."
+                why = _(
+                    "Duel #{duel} is {ruleset}: its odds depend on choices made step by step, "
+                    "some of them secret.",
+                    duel=duel.id,
+                    ruleset=rules.title,
                 )
             elif exact is None:
-                why = f"Duel #{duel.id} is {rules.title}, which has no exact odds."
+                why = _(
+                    "Duel #{duel} is {ruleset}, which has no exact odds.",
+                    duel=duel.id,
+                    ruleset=rules.title,
+                )
             elif not a_moves or not b_moves or len(a_moves) * len(b_moves) > ODDS_MAX_PAIRS:
-                why = (
-                    f"Duel #{duel.id} has too many choices for one table "
-                    f"({len(a_moves)} x {len(b_moves)})."
+                why = _(
+                    "Duel #{duel} has too many choices for one table ({a} x {b}).",
+                    duel=duel.id,
+                    a=len(a_moves),
+                    b=len(b_moves),
                 )
             if why or exact is None:
                 raise InvalidInput(
@@ -189,12 +199,18 @@ class DuelReads(DuelUseCases):
                 rnd = await queries.round_numbered(session, duel.id, round_no)
             if rnd is None:
                 raise NotFound(
-                    f"Duel #{duel.id} has no round {round_no}.", duel_id=duel.id, round_no=round_no
+                    _("Duel #{duel} has no round {round}.", duel=duel.id, round=round_no),
+                    duel_id=duel.id,
+                    round_no=round_no,
                 )
             if rnd.result is None or rnd.closed_at is None:
                 raise StateConflict(
-                    f"Round {round_no} of duel #{duel.id} has no published result yet: its "
-                    "seed stays secret until the round closes.",
+                    _(
+                        "Round {round} of duel #{duel} has no published result yet: its seed "
+                        "stays secret until the round closes.",
+                        round=round_no,
+                        duel=duel.id,
+                    ),
                     duel_id=duel.id,
                     round_no=round_no,
                 )

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import DuelSettings
 from bot.db import queries
 from bot.db.models import Duel, Round, fits_id
+from bot.i18n.context import _, speaking
 from bot.rules.adjudication import adjudicate
 from bot.rules.base import SIDES
 from bot.rules.capabilities import MultiStep, capability
@@ -37,8 +38,10 @@ from bot.services.duel_support import (
     audit_duel,
     close_round_buttons,
     duel_view,
+    duellist_fallback_name,
     iso,
     legal_moves,
+    member_dm_language,
     other_side,
     party,
     post_in_duel_channel,
@@ -72,10 +75,6 @@ from bot.services.views import (
 )
 
 SUBMISSION_CHANNELS = ("dm_text", "dm_button", "slash")
-# What a duellist of the duel may not do, and who does it instead. Opening is refused too
-# (issue 23): the opening sets the deadline, and so when a missing move forfeits.
-OPEN_REFUSAL = ("open its rounds or set their deadlines", "Another commander opens them.")
-CLOSE_REFUSAL = ("close its round", "Another commander closes it, or its deadline does.")
 
 
 class RoundCommands(DuelUseCases):
@@ -91,29 +90,45 @@ class RoundCommands(DuelUseCases):
     ) -> RoundOpened:
         now = utcnow()
         if deadline is not None and deadline <= now:
-            raise InvalidInput("The deadline must be in the future.", duel_id=duel_id)
+            raise InvalidInput(_("The deadline must be in the future."), duel_id=duel_id)
         async with transaction(self._db) as session:
-            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, OPEN_REFUSAL)
+            # A duellist may not open their own duel's rounds either (issue 23): the
+            # opening sets the deadline, and so when a missing move forfeits.
+            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, "open")
             if duel.status != "live":
                 raise StateConflict(
-                    f"Duel #{duel.id} has ended; no more rounds can open.", duel_id=duel.id
+                    _("Duel #{duel} has ended; no more rounds can open.", duel=duel.id),
+                    duel_id=duel.id,
                 )
             current = await queries.open_round(session, duel.id)
             if current is not None:
                 raise StateConflict(
-                    f"Round {current.number} of duel #{duel.id} is still open: close it "
-                    "before opening another.",
+                    _(
+                        "Round {round} of duel #{duel} is still open: close it before opening "
+                        "another.",
+                        round=current.number,
+                        duel=duel.id,
+                    ),
                     duel_id=duel.id,
                     round_no=current.number,
                     next_step=NextStep.CLOSE_ROUND,
                 )
-            return await self._open(session, duel, actor_id, deadline)
+            languages = await queries.member_languages(session, [duel.a_user_id, duel.b_user_id])
+            return await self._open(session, duel, actor_id, deadline, languages)
 
     async def _open(
-        self, session: AsyncSession, duel: Duel, actor_id: int, deadline: datetime | None
+        self,
+        session: AsyncSession,
+        duel: Duel,
+        actor_id: int,
+        deadline: datetime | None,
+        member_languages: Mapping[int, str],
     ) -> RoundOpened:
         """Open the duel's next round (a step, for a multi-step ruleset): a fresh seed whose
-        commitment is published, and DM prompts to the sides the ruleset awaits."""
+        commitment is published, and DM prompts to the sides the ruleset awaits. The
+        channel's post speaks the duel's language, each DM its duellist's
+        (``member_languages``: queries.member_languages of the two), and the view returned
+        the caller's."""
         now = utcnow()
         rules = ruleset_of(duel.ruleset)
         current = rules.state_from_dict(duel.state)
@@ -135,8 +150,10 @@ class RoundCommands(DuelUseCases):
         )
         session.add(rnd)
         await session.flush()
-        words = rules.step_words(current, number)
+        words = rules.step_words(current, number)  # the caller's language: the view's
         view = duel_view(duel, rnd, set())
+        with speaking(duel.language):
+            posted_words = rules.step_words(current, number)
         announce(
             session,
             view,
@@ -150,7 +167,7 @@ class RoundCommands(DuelUseCases):
                 deadline=deadline,
                 opened_by=actor_id,
                 awaiting=None if tuple(awaiting) == SIDES else tuple(awaiting),
-                words=words,
+                words=posted_words,
             ),
             key=f"{rnd.id}",
             on_behalf_of=actor_id,
@@ -160,11 +177,13 @@ class RoundCommands(DuelUseCases):
         )
         listed = {side: legal_moves(duel.ruleset, duel.state, side) for side in awaiting}
         for side in awaiting:
-            prompt = None if steps is None else steps.prompt(current, side)
-            post_in_duel_channel(
-                session,
-                view,
-                RoundPrompt(
+            # A DM: its duellist's language, the moves' labels and the prompt too.
+            language = member_dm_language(
+                duel.language, member_languages, view.duellist(side).user_id
+            )
+            with speaking(language):
+                prompt = None if steps is None else steps.prompt(current, side)
+                message = RoundPrompt(
                     duel_id=duel.id,
                     round_no=number,
                     ruleset=duel.ruleset,
@@ -173,14 +192,19 @@ class RoundCommands(DuelUseCases):
                     channel_id=view.post_channel_id,
                     commitment=rnd.commitment,
                     deadline=deadline,
-                    moves=listed[side],
+                    moves=legal_moves(duel.ruleset, duel.state, side),
                     prompt=prompt,
                     secret=prompt is None or steps is None or steps.is_secret(current),
-                    words=words,
-                ),
+                    words=rules.step_words(current, number),
+                )
+            post_in_duel_channel(
+                session,
+                view,
+                message,
                 key=f"round_dm:{rnd.id}:{side}",
                 on_behalf_of=actor_id,
                 to_side=side,
+                language=language,
             )
         return RoundOpened(
             view,
@@ -213,7 +237,9 @@ class RoundCommands(DuelUseCases):
         earlier round. ``guild_id``: the server /move was used in (None: a DM). A duel that
         is not the sender's (or not of that server) is answered as an unknown number."""
         if via not in SUBMISSION_CHANNELS:
-            raise InvalidInput(f"Unknown submission channel {via!r}.", allowed=SUBMISSION_CHANNELS)
+            raise InvalidInput(
+                _("Unknown submission channel {via}.", via=repr(via)), allowed=SUBMISSION_CHANNELS
+            )
         req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id)
         scope = DuelScope.of_duellist(user_id, guild_id)
         if duel_id is not None and not fits_id(duel_id):
@@ -264,11 +290,11 @@ class RoundCommands(DuelUseCases):
         """Adjudicate and close the open round. Exactly once: the loser of a race is refused.
         A duellist of the duel cannot close it (``actor_id`` None: the deadline)."""
         async with transaction(self._db) as session:
-            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, CLOSE_REFUSAL)
+            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, "close")
             rnd = await queries.open_round(session, duel.id, lock=True)
             if rnd is None or (round_no is not None and rnd.number != round_no):
                 raise RoundNotOpen(
-                    f"Duel #{duel.id} has no open round to close.",
+                    _("Duel #{duel} has no open round to close.", duel=duel.id),
                     duel_id=duel.id,
                     round_no=round_no,
                 )
@@ -294,15 +320,36 @@ class RoundCommands(DuelUseCases):
         missing = [s for s in awaited if s not in moved]
         if not missing:
             return
-        names = " and ".join(
-            clean_name(str(duel.state[s].get("name") or f"Duellist {s.upper()}")) for s in missing
-        )
+        names = [
+            clean_name(str(duel.state[s].get("name") or duellist_fallback_name(s)))
+            for s in missing
+        ]
+        fields = {
+            "round": rnd.number,
+            "duel": duel.id,
+            "deadline": f"{rnd.deadline:%Y-%m-%d %H:%M}",
+        }
+        if len(names) == 1:
+            refusal = _(
+                "Round {round} of duel #{duel} cannot be closed yet: {name} has not moved and "
+                "the round's deadline ({deadline} UTC) has not passed. Before its deadline a "
+                "round closes only once both duellists have moved; at the deadline it closes "
+                "by itself. Nothing was changed.",
+                name=names[0],
+                **fields,
+            )
+        else:
+            refusal = _(
+                "Round {round} of duel #{duel} cannot be closed yet: {first} and {second} have "
+                "not moved and the round's deadline ({deadline} UTC) has not passed. Before its "
+                "deadline a round closes only once both duellists have moved; at the deadline "
+                "it closes by itself. Nothing was changed.",
+                first=names[0],
+                second=names[-1],
+                **fields,
+            )
         raise BeforeDeadline(
-            f"Round {rnd.number} of duel #{duel.id} cannot be closed yet: {names} "
-            f"{'has' if len(missing) == 1 else 'have'} not moved and the round's deadline "
-            f"({rnd.deadline:%Y-%m-%d %H:%M} UTC) has not passed. Before its deadline a "
-            "round closes only once both duellists have moved; at the deadline it closes "
-            "by itself. Nothing was changed.",
+            refusal,
             duel_id=duel.id,
             round_no=rnd.number,
         )
@@ -310,36 +357,46 @@ class RoundCommands(DuelUseCases):
     async def _close(
         self, session: AsyncSession, duel: Duel, rnd: Round, actor_id: int | None, reason: str
     ) -> RoundClosed:
-        submissions, earlier = await queries.close_inputs(session, duel.id, rnd)
+        submissions, earlier, languages = await queries.close_inputs(
+            session, duel.id, rnd, (duel.a_user_id, duel.b_user_id)
+        )
         rules_in_force = self._rules_of(duel)
         follows = _undone_before(earlier)
         submitted = {s: submissions[s].move for s in submissions}
         # The rules are asked once: the result, the state to store, what may be published
         # (while the duel runs a multi-step ruleset's state holds secrets), the labels as
-        # published, the private notes and what comes next.
-        try:
-            judged = adjudicate(
-                duel.ruleset,
-                duel.state,
-                submitted,
-                rules_in_force,
-                seed=rnd.seed,
-                duel_id=duel.id,
-                round_no=rnd.number,
+        # published, the private notes and what comes next. Every text of it is stored and
+        # posted: in the duel's language, whoever closes the round (issue 28).
+        with speaking(duel.language):
+            try:
+                judged = adjudicate(
+                    duel.ruleset,
+                    duel.state,
+                    submitted,
+                    rules_in_force,
+                    seed=rnd.seed,
+                    duel_id=duel.id,
+                    round_no=rnd.number,
+                )
+            except RulesError as exc:
+                raise InvalidInput(exc.message, ruleset=duel.ruleset) from None
+            # Built once; posts and exports read it.
+            published = publish(
+                judged.public,
+                rules_in_force=rules_in_force,
+                submitted=submitted,
+                via={s: submissions[s].via for s in submissions},
+                follows_undo_of=None if follows is None else follows.number,
+                judged=judged,
             )
-        except RulesError as exc:
-            raise InvalidInput(exc.message, ruleset=duel.ruleset) from None
+            # In plain words (a page shows it): "round 4: Ann wins the duel", never a code.
+            ending = None
+            if judged.result.ended:
+                ending = _(
+                    "{label}: {sentence}", label=judged.words.label, sentence=published.sentence
+                )
         result = judged.result
         now = utcnow()
-        # Built once; posts and exports read it.
-        published = publish(
-            judged.public,
-            rules_in_force=rules_in_force,
-            submitted=submitted,
-            via={s: submissions[s].via for s in submissions},
-            follows_undo_of=None if follows is None else follows.number,
-            judged=judged,
-        )
         rnd.status = "closed"
         rnd.closed_by = actor_id
         rnd.closed_at = now
@@ -352,8 +409,7 @@ class RoundCommands(DuelUseCases):
         if result.ended:
             duel.status = "ended"
             duel.ended_at = now
-            # In plain words (a page shows it): "round 4: Ann wins the duel", never a code.
-            duel.end_reason = f"{judged.words.label}: {published.sentence}"
+            duel.end_reason = ending
             duel.end_kind = "result"
             await ratings.duel_ended(session, duel, result.outcome)
         await session.flush()
@@ -390,6 +446,7 @@ class RoundCommands(DuelUseCases):
             # stored result or the log.
             opponent = published.names.of(other_side(side))
             where = (duel.id, rnd.number, duel.ruleset, side, opponent, view.post_channel_id)
+            # Its duellist's language; what the rules said in it is the duel's (asked once).
             post_in_duel_channel(
                 session,
                 view,
@@ -397,9 +454,12 @@ class RoundCommands(DuelUseCases):
                 key=f"private_note:{rnd.id}:{side}",
                 on_behalf_of=on_behalf_of,
                 to_side=side,
+                language=member_dm_language(duel.language, languages, user_of(duel, side)),
             )
         # The round's DM buttons no longer apply: queued after its result (posted first).
-        close_round_buttons(session, view, rnd, reason="closed", now=now)
+        close_round_buttons(
+            session, view, rnd, reason="closed", now=now, member_languages=languages
+        )
         if result.ended:
             await _write_back_sheets(session, duel, judged.sheet_updates, on_behalf_of)
         elif judged.advances_at_once:
@@ -408,7 +468,7 @@ class RoundCommands(DuelUseCases):
             deadline = None
             if rnd.deadline is not None and rnd.opened_at is not None:
                 deadline = now + (rnd.deadline - rnd.opened_at)
-            await self._open(session, duel, on_behalf_of, deadline)
+            await self._open(session, duel, on_behalf_of, deadline, languages)
         return RoundClosed(
             view, rnd.number, result.outcome, published, rnd.seed, rnd.commitment, actor_id, reason
         )
@@ -457,7 +517,7 @@ def _move_snapshot(
     if req.duel_id is None:
         found = queries.move_targets_with_moves(conn, user_id=req.user_id)
         by_round = {int(row[queries.TARGET_ROUND_ID]): moves for row, moves in found}
-        duel, rnd = choose_round([_target(row) for row, _ in found], req.user_id)
+        duel, rnd = choose_round([_target(row) for row, _moves in found], req.user_id)
         return duel, rnd, by_round[rnd.id]
     found = queries.move_targets_with_moves(conn, duel_id=req.duel_id)
     if found:

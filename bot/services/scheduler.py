@@ -16,11 +16,12 @@ from sqlalchemy import select
 from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, Round
+from bot.i18n.context import speaking
 from bot.rules import registry
 from bot.rules.base import SIDES
 from bot.rules.capabilities import MultiStep, capability
 from bot.services.clock import utcnow
-from bot.services.duel_support import enqueue, legal_moves
+from bot.services.duel_support import enqueue, legal_moves, member_dm_language
 from bot.services.messages import Reminder
 from bot.services.unit import transaction
 
@@ -79,7 +80,11 @@ class SchedulerService:
                 .limit(limit)
                 .with_for_update(of=Round, skip_locked=True)
             )
-            for rnd, duel in await session.execute(stmt):
+            found = list(await session.execute(stmt))
+            languages = await queries.member_languages(
+                session, [uid for _rnd, d in found for uid in (d.a_user_id, d.b_user_id)]
+            )
+            for rnd, duel in found:
                 assert rnd.deadline is not None
                 sent = dict(rnd.reminders_sent or {})
                 due = [
@@ -105,20 +110,24 @@ class SchedulerService:
                     if side in moved or side not in awaiting:
                         continue
                     other = "b" if side == "a" else "a"
-                    message = Reminder(
-                        duel_id=duel.id,
-                        round_no=rnd.number,
-                        ruleset=duel.ruleset,
-                        side=side,
-                        opponent=str(duel.state[other]["name"]),
-                        channel_id=duel.thread_id or duel.channel_id,
-                        deadline=rnd.deadline,
-                        moves=legal_moves(duel.ruleset, duel.state, side),
-                        words=rules.step_words(rnd.state_before or duel.state, rnd.number),
-                    )
+                    # A DM: the member's language (its move labels and words too).
+                    language = member_dm_language(duel.language, languages, user_id)
+                    with speaking(language):
+                        message = Reminder(
+                            duel_id=duel.id,
+                            round_no=rnd.number,
+                            ruleset=duel.ruleset,
+                            side=side,
+                            opponent=str(duel.state[other]["name"]),
+                            channel_id=duel.thread_id or duel.channel_id,
+                            deadline=rnd.deadline,
+                            moves=legal_moves(duel.ruleset, duel.state, side),
+                            words=rules.step_words(rnd.state_before or duel.state, rnd.number),
+                        )
                     enqueue(
                         session,
                         message,
+                        language=language,
                         dedupe_key=f"reminder:{rnd.id}:{side}:{int(label.total_seconds())}",
                         guild_id=duel.guild_id,
                         duel_id=duel.id,

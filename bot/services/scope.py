@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.db.models import ID_MAX, ID_MIN
+from bot.i18n.context import _
 from bot.services.errors import NextStep, NotFound
 
 # The numbers a duel can have (what a front end lets its users type); any other number is
@@ -63,22 +64,29 @@ class DuelScope:
         """The answer for a duel number that names nothing in this scope. It depends only
         on the number and the scope, never on whether such a duel exists elsewhere."""
         shown = _shorten(duel_id)
-        if self.duellist_id is not None:
-            where = " in this server" if self.guild_id is not None else ""
+        if self.duellist_id is not None and self.guild_id is not None:
             return NotFound(
-                f"You have no duel #{shown}{where}: you can only name a duel you fight in.",
-                duel_id=duel_id,
-                next_step=(
-                    NextStep.LIST_DUELS if self.guild_id is not None else NextStep.LIST_OWN_ROUNDS
+                _(
+                    "You have no duel #{duel} in this server: you can only name a duel you "
+                    "fight in.",
+                    duel=shown,
                 ),
-            )
-        if self.guild_id is not None:
-            return NotFound(
-                f"There is no duel #{shown} in this server.",
                 duel_id=duel_id,
                 next_step=NextStep.LIST_DUELS,
             )
-        return NotFound(f"There is no duel #{shown}.", duel_id=duel_id)
+        if self.duellist_id is not None:
+            return NotFound(
+                _("You have no duel #{duel}: you can only name a duel you fight in.", duel=shown),
+                duel_id=duel_id,
+                next_step=NextStep.LIST_OWN_ROUNDS,
+            )
+        if self.guild_id is not None:
+            return NotFound(
+                _("There is no duel #{duel} in this server.", duel=shown),
+                duel_id=duel_id,
+                next_step=NextStep.LIST_DUELS,
+            )
+        return NotFound(_("There is no duel #{duel}.", duel=shown), duel_id=duel_id)
 
 
 def _shorten(number: int) -> str:

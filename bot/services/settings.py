@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -14,6 +14,7 @@ from bot.db.engine import Database
 from bot.db.models import GuildSettings
 from bot.i18n.catalogs import available_languages
 from bot.i18n.choice import supported_language
+from bot.i18n.context import _, _p
 from bot.rules import registry
 from bot.rules.capabilities import HouseRules, capability
 from bot.rules.errors import RulesError
@@ -112,22 +113,44 @@ async def load_settings_row(
 
 
 def check_assignable_role(
-    guild_id: int, role_id: int | None, managed_by: str | None, setting: str, power: str
+    guild_id: int,
+    role_id: int | None,
+    managed_by: str | None,
+    setting: Literal["commander", "admin"],
 ) -> None:
-    """A role that grants duel powers must be one the server's admins give by hand: not
-    @everyone (its id is the server's), not a role that Discord or an integration manages."""
+    """A role that grants duel powers (``setting``: the commander role or the admin role)
+    must be one the server's admins give by hand: not @everyone (its id is the server's),
+    not a role that Discord or an integration manages."""
     if role_id == guild_id:
-        raise InvalidInput(
-            f"@everyone cannot be the {setting}: every member of the server would {power}. "
-            "Pick a role that you give only to those members (Server Settings > Roles). "
-            "Nothing was changed."
-        )
+        if setting == "commander":
+            everyone = _(
+                "@everyone cannot be the commander role: every member of the server would "
+                "command duels. Pick a role that you give only to those members (Server "
+                "Settings > Roles). Nothing was changed."
+            )
+        else:
+            everyone = _(
+                "@everyone cannot be the admin role: every member of the server would be a "
+                "duel admin. Pick a role that you give only to those members (Server Settings "
+                "> Roles). Nothing was changed."
+            )
+        raise InvalidInput(everyone)
     if managed_by is not None:
-        raise InvalidInput(
-            f"That role cannot be the {setting}: it is managed by {managed_by}, so who has "
-            "it is not up to this server's admins. Pick a role that you assign yourself "
-            "(Server Settings > Roles). Nothing was changed."
-        )
+        if setting == "commander":
+            managed = _(
+                "That role cannot be the commander role: it is managed by {manager}, so who "
+                "has it is not up to this server's admins. Pick a role that you assign "
+                "yourself (Server Settings > Roles). Nothing was changed.",
+                manager=managed_by,
+            )
+        else:
+            managed = _(
+                "That role cannot be the admin role: it is managed by {manager}, so who has "
+                "it is not up to this server's admins. Pick a role that you assign yourself "
+                "(Server Settings > Roles). Nothing was changed.",
+                manager=managed_by,
+            )
+        raise InvalidInput(managed)
 
 
 class SettingsService:
@@ -150,13 +173,13 @@ class SettingsService:
     ) -> SettingsView:
         """``managed_by``: who hands the role out when it is not the server's admins (a
         bot, an integration, Server Boost...), as Discord says; such a role is refused."""
-        check_assignable_role(guild_id, role_id, managed_by, "commander role", "command duels")
+        check_assignable_role(guild_id, role_id, managed_by, "commander")
         return await self._set(guild_id, actor_id, "commander_role_id", role_id)
 
     async def set_admin_role(
         self, guild_id: int, actor_id: int, role_id: int | None, *, managed_by: str | None = None
     ) -> SettingsView:
-        check_assignable_role(guild_id, role_id, managed_by, "admin role", "be a duel admin")
+        check_assignable_role(guild_id, role_id, managed_by, "admin")
         return await self._set(guild_id, actor_id, "admin_role_id", role_id)
 
     async def set_results_channel(
@@ -167,9 +190,11 @@ class SettingsService:
     async def set_missing_move(self, guild_id: int, actor_id: int, policy: str) -> SettingsView:
         if policy not in MISSING_MOVE_POLICIES:
             raise InvalidInput(
-                f"{policy!r} is not a missing-move policy. Allowed: "
-                + ", ".join(MISSING_MOVE_POLICIES)
-                + "."
+                _(
+                    "{policy} is not a missing-move policy. Allowed: {allowed}.",
+                    policy=repr(policy),
+                    allowed=", ".join(MISSING_MOVE_POLICIES),
+                )
             )
         return await self._set(guild_id, actor_id, "missing_move", policy)
 
@@ -186,17 +211,24 @@ class SettingsService:
             spelt = key.strip().casefold().replace("_", "-")
             rule = next((r for r in declared if r.key == spelt), None)
             if rule is None or house is None:
-                names = ", ".join(r.key for r in declared) or "none"
+                names = ", ".join(r.key for r in declared) or _p("house rules", "none")
                 raise InvalidInput(
-                    f"{key!r} is not a house rule of {rules.title} (its house rules: "
-                    f"{names}). Nothing was changed."
+                    _(
+                        "{key} is not a house rule of {ruleset} (its house rules: {names}). "
+                        "Nothing was changed.",
+                        key=repr(key),
+                        ruleset=rules.title,
+                        names=names,
+                    )
                 )
             canonical = rule.key
             chosen = (
                 "" if value is None else house.explicit_house_rules({canonical: value})[canonical]
             )
         except RulesError as exc:
-            raise InvalidInput(f"{exc.message} Nothing was changed.") from None
+            raise InvalidInput(
+                _("{refusal} Nothing was changed.", refusal=exc.message)
+            ) from None
         async with transaction(self._db) as session:
             row = await load_settings_row(session, guild_id, self._defaults, lock=True)
             before = house_rule_defaults(row)
@@ -239,8 +271,12 @@ class SettingsService:
         most = timedelta(hours=UNDO_WINDOW_MAX_HOURS)
         if window < timedelta(0) or window > most:
             raise InvalidInput(
-                f"The undo window can be 0 (undo off) to {most.days} days; "
-                f"{window_text(window)} is out of range. Nothing was changed."
+                _(
+                    "The undo window can be 0 (undo off) to {days} days; {window} is out of "
+                    "range. Nothing was changed.",
+                    days=most.days,
+                    window=window_text(window),
+                )
             )
         return await self._set(
             guild_id, actor_id, "undo_window_minutes", int(window.total_seconds() // 60)
@@ -256,16 +292,19 @@ class SettingsService:
         chosen = supported_language(language)
         if chosen is None:
             raise InvalidInput(
-                f"duelbot does not speak {language!r} yet. Languages: "
-                + ", ".join(available_languages())
-                + " (docs/translating.md says how to add one). Nothing was changed.",
+                _(
+                    "duelbot does not speak {language} yet. Languages: {languages} "
+                    "(docs/translating.md says how to add one). Nothing was changed.",
+                    language=repr(language),
+                    languages=", ".join(available_languages()),
+                ),
                 allowed=available_languages(),
             )
         return await self._set(guild_id, actor_id, "language", chosen)
 
     async def _set(self, guild_id: int, actor_id: int, key: str, value: Any) -> SettingsView:
         if key not in SETTING_KEYS:
-            raise InvalidInput(f"Unknown setting {key!r}.")
+            raise InvalidInput(_("Unknown setting {key}.", key=repr(key)))
         async with transaction(self._db) as session:
             row = await load_settings_row(session, guild_id, self._defaults, lock=True)
             before = getattr(row, key)

@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import queries
 from bot.db.models import Duel, Round
+from bot.i18n.context import _, speaking
 from bot.rules.base import SIDES
 from bot.services import ratings
 from bot.services.clock import utcnow
@@ -22,8 +23,6 @@ from bot.services.messages import RoundUndone
 from bot.services.settings import load_settings_row, undo_window
 from bot.services.unit import transaction
 from bot.services.views import DuelView, window_text
-
-UNDO_REFUSAL = ("undo its rounds", "Another commander can undo a round (with a reason).")
 
 
 class UndoCommands(DuelUseCases):
@@ -43,13 +42,16 @@ class UndoCommands(DuelUseCases):
         Accountable in time too (issue 23): only the latest round of the duel (``round_no``,
         if given, must name it), only while no later round has opened, and only within the
         server's undo window after its close (``/config undo-window``, default 24 h)."""
-        reason = clean_reason(reason, "undoing the round")
+        reason = clean_reason(reason, "undo")
         async with transaction(self._db) as session:
-            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, UNDO_REFUSAL)
+            duel = await self._commanded_duel(session, duel_id, guild_id, actor_id, "undo")
             if duel.status == "ended" and duel.end_kind != "result":
                 raise StateConflict(
-                    f"Duel #{duel.id} was ended by a commander; its rounds can no longer be "
-                    "undone.",
+                    _(
+                        "Duel #{duel} was ended by a commander; its rounds can no longer be "
+                        "undone.",
+                        duel=duel.id,
+                    ),
                     duel_id=duel.id,
                 )
             rnd = await self._undoable_round(session, duel, round_no)
@@ -69,14 +71,9 @@ class UndoCommands(DuelUseCases):
             await ratings.duel_reopened(session, duel)
             await session.flush()
             view = duel_view(duel)
-            undone = RoundUndone(
-                duel.id,
-                rnd.number,
-                rnd.outcome,
-                actor_id,
-                reason,
-                ruleset_of(duel.ruleset).step_words(before, rnd.number),
-            )
+            with speaking(duel.language):  # the post's words: the duel's language
+                words = ruleset_of(duel.ruleset).step_words(before, rnd.number)
+            undone = RoundUndone(duel.id, rnd.number, rnd.outcome, actor_id, reason, words)
             announce(
                 session,
                 view,
@@ -100,27 +97,42 @@ class UndoCommands(DuelUseCases):
             or latest.status == "cancelled"
             or (latest.status == "open" and latest.number == 1)
         ):
-            raise StateConflict(f"Duel #{duel.id} has no closed round to undo.", duel_id=duel.id)
+            raise StateConflict(
+                _("Duel #{duel} has no closed round to undo.", duel=duel.id), duel_id=duel.id
+            )
         if latest.status == "open":
             raise StateConflict(
-                f"Round {latest.number} of duel #{duel.id} is open: a result can be undone "
-                "only until the next round opens, so the earlier rounds are settled. Only "
-                "the latest round, once closed, can be undone.",
+                _(
+                    "Round {round} of duel #{duel} is open: a result can be undone only until "
+                    "the next round opens, so the earlier rounds are settled. Only the latest "
+                    "round, once closed, can be undone.",
+                    round=latest.number,
+                    duel=duel.id,
+                ),
                 duel_id=duel.id,
                 round_no=latest.number,
             )
         if latest.status == "undone":
             raise StateConflict(
-                f"Round {latest.number} of duel #{duel.id} is already undone, and the rounds "
-                "before it are settled: only the latest round of a duel can be undone, "
-                "until the next round opens. Open the next round to play it again.",
+                _(
+                    "Round {round} of duel #{duel} is already undone, and the rounds before it "
+                    "are settled: only the latest round of a duel can be undone, until the next "
+                    "round opens. Open the next round to play it again.",
+                    round=latest.number,
+                    duel=duel.id,
+                ),
                 duel_id=duel.id,
                 round_no=latest.number,
             )
         if round_no is not None and round_no != latest.number:
             raise StateConflict(
-                f"Round {round_no} of duel #{duel.id} cannot be undone: only the latest round "
-                f"of a duel can be, and that is round {latest.number}.",
+                _(
+                    "Round {round} of duel #{duel} cannot be undone: only the latest round of a "
+                    "duel can be, and that is round {latest}.",
+                    round=round_no,
+                    duel=duel.id,
+                    latest=latest.number,
+                ),
                 duel_id=duel.id,
                 round_no=latest.number,
             )
@@ -129,16 +141,25 @@ class UndoCommands(DuelUseCases):
         closed_at = latest.closed_at or latest.opened_at
         if not window:
             raise NotAllowed(
-                f"Undo is off in this server: round {latest.number} of duel #{duel.id} "
-                "stays as it is. A server admin can turn undo on with an undo window.",
+                _(
+                    "Undo is off in this server: round {round} of duel #{duel} stays as it is. "
+                    "A server admin can turn undo on with an undo window.",
+                    round=latest.number,
+                    duel=duel.id,
+                ),
                 duel_id=duel.id,
                 round_no=latest.number,
             )
         if utcnow() > closed_at + window:
             raise StateConflict(
-                f"Round {latest.number} of duel #{duel.id} closed at {closed_at:%Y-%m-%d %H:%M} "
-                f"UTC: a result can be undone for {window_text(window)} after its close in "
-                f"this server, so it is settled now.",
+                _(
+                    "Round {round} of duel #{duel} closed at {closed_at} UTC: a result can be "
+                    "undone for {window} after its close in this server, so it is settled now.",
+                    round=latest.number,
+                    duel=duel.id,
+                    closed_at=f"{closed_at:%Y-%m-%d %H:%M}",
+                    window=window_text(window),
+                ),
                 duel_id=duel.id,
                 round_no=latest.number,
             )

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
+from bot.i18n.context import _p
 from bot.rules.terms import StepWords
 from bot.services.messages import OutboxMessage, parse_message
 from bot.services.published import PublishedRound
@@ -91,11 +92,15 @@ class DuelView:
     # What the ruleset says of the live duel beyond "live" (its ``status_notes``), in plain
     # words; the export document's ``status_notes``.
     notes: tuple[str, ...] = ()
+    # The language its posts, exports and archive page speak (issue 28): the server's when
+    # it started (``duels.language``); None: English (a duel from before it was stored).
+    language: str | None = None
 
     @property
     def live_text(self) -> str:
-        """"live", with the ruleset's notes (``Ruleset.status_notes``)."""
-        return ", ".join(("live", *self.notes))
+        """"live", with the ruleset's notes (``Ruleset.status_notes``), in the current
+        language."""
+        return ", ".join((_p("duel status", "live"), *self.notes))
 
     @property
     def post_channel_id(self) -> int:
@@ -239,6 +244,10 @@ class OutboxItem:
     # When the post was first tried (its queueing time for rows tried before this was
     # recorded): an earlier attempt's message can only be newer.
     first_attempt_at: datetime | None = None
+    # The language to render it in, chosen when it was queued (issue 28): the duel's for a
+    # channel post, the member's for a DM; None: English. The poster renders inside
+    # ``speaking(item.language)``.
+    language: str | None = None
 
     @property
     def message(self) -> OutboxMessage:
@@ -275,12 +284,21 @@ class ChallengeOutcome:
     duel: DuelView | None
     penalties: tuple[str, ...]
     log: tuple[str, ...]
+    # The language its sentences (and its post) are in: the server's (issue 28).
+    language: str | None = None
 
 
 def window_text(window: timedelta) -> str:
-    """A time window as people say it: "24 h", "1 h 30 min", "2 d 6 h" (days from 48 h)."""
+    """A time window as people say it: "24 h", "1 h 30 min", "2 d 6 h" (days from 48 h),
+    with the units of the current language."""
     minutes = int(window.total_seconds() // 60)
     days, rest = divmod(minutes, 1440) if minutes >= 2880 else (0, minutes)
     hours, mins = divmod(rest, 60)
-    parts = [f"{n} {u}" for n, u in ((days, "d"), (hours, "h"), (mins, "min")) if n]
-    return " ".join(parts) or "0 min"
+    parts = []
+    if days:
+        parts.append(_p("duration", "{count} d", count=days))
+    if hours:
+        parts.append(_p("duration", "{count} h", count=hours))
+    if mins:
+        parts.append(_p("duration", "{count} min", count=mins))
+    return " ".join(parts) or _p("duration", "{count} min", count=0)

@@ -1,0 +1,56 @@
+"""The language each member last used with the bot (issue 28): their Discord locale at their
+last command or button press, as a catalog's language. Their DMs speak it
+(bot.i18n.choice.dm_language); a member the bot never heard from gets the duel's (the
+server's) language.
+
+``remember`` runs on every interaction, the move's buttons included, so it costs no write
+(and, once it has seen the member, no read) when nothing changed: the last language stored
+per member is kept in this process. A change stored by another process is seen after this
+one restarts, or when this member's language changes again here; the DM it may affect in
+between speaks the language this process last saw them use.
+"""
+
+from __future__ import annotations
+
+from bot.db import queries
+from bot.db.engine import Database
+from bot.i18n.catalogs import SOURCE_LANGUAGE
+from bot.i18n.choice import supported_language
+from bot.services.clock import utcnow
+from bot.services.unit import transaction
+
+
+class LanguageService:
+    """``Services.languages``: what the Discord layer tells about a member's language."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        # user id -> the language stored for them (as far as this process knows)
+        self._stored: dict[int, str] = {}
+
+    async def remember(self, user_id: int, locale: str | None) -> str:
+        """Remember that ``user_id`` uses the bot in ``locale`` (``interaction.locale``: a
+        Discord locale such as ``de`` or ``en-US``; None or unknown: English). Stored only
+        when it differs from what is stored. Returns the catalog language remembered."""
+        language = supported_language(locale) or SOURCE_LANGUAGE
+        if self._stored.get(user_id) == language:
+            return language
+        async with transaction(self._db) as session:
+            if user_id not in self._stored:
+                known = await queries.member_languages(session, [user_id])
+                if known.get(user_id) == language:
+                    self._stored[user_id] = language
+                    return language
+            await queries.set_member_language(session, user_id, language, utcnow())
+        self._stored[user_id] = language
+        return language
+
+    async def language_of(self, user_id: int) -> str | None:
+        """The language ``user_id`` last used with the bot; None: never heard from."""
+        if user_id in self._stored:
+            return self._stored[user_id]
+        async with transaction(self._db) as session:
+            found = (await queries.member_languages(session, [user_id])).get(user_id)
+        if found is not None:
+            self._stored[user_id] = found
+        return found
