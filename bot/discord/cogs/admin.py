@@ -33,7 +33,7 @@ def role_manager(role: discord.Role) -> str | None:
     # Each completes "That role cannot be the commander role: it is managed by {manager}".
     if role.is_bot_managed():
         # Translators: {manager} in "That role cannot be the commander role: it is managed
-        # by {manager}, ..."; so are the other role managers that follow.
+        # by {manager}, ..." (German: after "von"); so are the other role managers below.
         return _("a bot (it is that bot's own role)")
     if role.is_premium_subscriber():
         return _("Discord (it is the Server Booster role)")
