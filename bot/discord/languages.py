@@ -10,7 +10,10 @@ the member's language remembered for their DMs.
 - An outbox post: the language chosen when it was queued (``post_language``), the duel's for
   a channel post, the member's for a DM.
 - A DM the member sends (the DM move intake): ``dm_reply_language``, the language the
-  member last used with the bot, else the duel's (its server's).
+  member last used with the bot, else the one the bot's last DM to them spoke (the services
+  chose it by the same rule: theirs, else the duel's), else what the services have stored.
+  A DM move is on the hot path (tests/discord/test_move_trace.py): what this process knows
+  costs no call into the services.
 
 Every interaction remembers the member's language (``MemberLanguages.heard``): at no cost
 when it did not change (known in this process), else stored in the background, so the
@@ -34,10 +37,9 @@ from typing import Any
 
 import discord
 
-from bot.i18n.choice import dm_language, reply_language, supported_language
+from bot.i18n.choice import dm_language, reply_language
 from bot.i18n.context import speaking
 from bot.services.container import Services
-from bot.services.scope import DuelScope
 from bot.services.views import OutboxItem
 
 log = logging.getLogger(__name__)
@@ -65,11 +67,23 @@ class MemberLanguages:
         self._services = services
         self._kept = kept
         self._known: OrderedDict[int, str] = OrderedDict()
+        # user id -> the language of the last DM this process sent them
+        self._sent: OrderedDict[int, str] = OrderedDict()
         self._storing: set[asyncio.Task[None]] = set()
 
     def known(self, user_id: int) -> str | None:
-        """What this process last heard ``user_id`` use (None: nothing yet); no database."""
-        return self._known.get(user_id)
+        """The language ``user_id`` speaks as far as this process knows, without the
+        database: the one they last used here, else that of the last DM sent to them."""
+        return self._known.get(user_id) or self._sent.get(user_id)
+
+    def sent_dm(self, user_id: int, language: str | None) -> None:
+        """A DM in ``language`` went to ``user_id`` (the poster)."""
+        if language is None:
+            return
+        self._sent[user_id] = language
+        self._sent.move_to_end(user_id)
+        while len(self._sent) > self._kept:
+            self._sent.popitem(last=False)
 
     def heard(self, user_id: int, locale: str | None) -> None:
         """``user_id`` used the bot in Discord locale ``locale``: stored in the background
@@ -142,25 +156,19 @@ def guild_locale_keyword(
 
 
 async def dm_reply_language(
-    services: Services, languages: MemberLanguages | None, user_id: int, duel_id: int | None
+    services: Services, languages: MemberLanguages | None, user_id: int
 ) -> str:
-    """The language to answer a DM from ``user_id`` in: the one they last used with the
-    bot, else the language of the duel the DM is about (the one it names, or the
-    member's only duel with an open round), else English."""
-    heard = languages.known(user_id) if languages is not None else None
-    if heard is not None:
-        return heard
+    """The language to answer a DM from ``user_id`` in: what this process knows of them
+    (``MemberLanguages.known``), else the language stored as the one they last used,
+    else English."""
+    known = languages.known(user_id) if languages is not None else None
+    if known is not None:
+        return known
     service = language_service(services)
-    try:
-        stored = await service.language_of(user_id) if service is not None else None
-        if supported_language(stored):
-            return dm_language(stored, None, None)
-        if duel_id is None:
-            duel_ids = {r.duel_id for r in await services.duels.open_rounds_for_user(user_id)}
-            duel_id = duel_ids.pop() if len(duel_ids) == 1 else None
-        if duel_id is None:
-            return dm_language(None, None, None)
-        duel = await services.duels.get_duel(duel_id, scope=DuelScope.of_duellist(user_id, None))
-    except Exception:  # unknown duel, the database: the answer itself says what is wrong
+    if service is None:
         return dm_language(None, None, None)
-    return dm_language(None, getattr(duel, "language", None), None)
+    try:
+        stored = await service.language_of(user_id)
+    except Exception:  # the database: the answer itself says what is wrong
+        return dm_language(None, None, None)
+    return dm_language(stored if isinstance(stored, str) else None, None, None)

@@ -108,13 +108,8 @@ class Intake(commands.Cog):
         if await self._over_flood_limit(message):
             return
         user_id = message.author.id
-        # The member's language, else the duel's (the DM may name it: "#12 evade").
-        language = await dm_reply_language(
-            self.bot.services,
-            self.bot.member_languages,
-            user_id,
-            split_duel_prefix(message.content)[0],
-        )
+        # The language the member last used, else their DMs' (bot/discord/languages.py).
+        language = await dm_reply_language(self.bot.services, self.bot.member_languages, user_id)
         with speaking(language):
             reply = await self.handle_dm(user_id, message.content)
         try:
@@ -127,7 +122,7 @@ class Intake(commands.Cog):
         limiter = self.bot.flood
         decision = limiter.check(message.author.id)
         if decision.verdict is flood.Verdict.NOTICE:
-            # No database work over the limit: the language this process last heard them use.
+            # No database work over the limit: the language this process knows them by.
             heard = self.bot.member_languages.known(message.author.id)
             with speaking(dm_language(heard, None, None)):
                 notice = limiter.notice(decision)

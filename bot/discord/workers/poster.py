@@ -273,7 +273,10 @@ class Poster(commands.Cog):
         if post.kind == ButtonsClosed.KIND and isinstance(post.message, ButtonsClosed):
             return await self.dms.close_buttons(post, post.message)
         if post.target == "user":
-            return await self.dms.post(post)
+            message_id = await self.dms.post(post)
+            # Their DM replies speak it too, while they have not used the bot themselves.
+            self.bot.member_languages.sent_dm(post.target_id, post_language(post))
+            return message_id
         return await self.channels.post(post)
 
 
