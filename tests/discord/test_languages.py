@@ -15,8 +15,8 @@ from discord import app_commands
 from bot.db.engine import Database
 from bot.discord.client import DuelTree
 from bot.discord.languages import MemberLanguages, dm_reply_language
-from bot.discord.workers.poster import Poster
 from bot.discord.workers.post_support import with_home_gone_note
+from bot.discord.workers.poster import Poster
 from bot.i18n.context import current_language
 from bot.services.outbox import REROUTED_CHANNEL
 from bot.services.views import OutboxItem
