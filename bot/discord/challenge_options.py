@@ -16,6 +16,8 @@ from typing import Any, Literal, Optional
 
 from discord import app_commands
 
+from bot.i18n.catalogs import SOURCE_LANGUAGE
+from bot.i18n.translate import translate_in
 from bot.rules.terms import PreDuelInput
 from bot.services.challenges import CHALLENGE_STEP_ID, challenge_inputs, challenge_rulesets
 from bot.services.pre_duel_inputs import allowed_values, step_of
@@ -34,16 +36,22 @@ def challenge_description() -> str:
     (<short name>: <summary>)" for one ruleset, the rulesets' short names for several."""
     rulesets = challenge_rulesets()
     if not rulesets:
-        return "Settle a pre-duel challenge (no installed duel system has one)"
+        # The command's description: the translator finds it in the catalog (its context).
+        return translate_in(
+            SOURCE_LANGUAGE,
+            "command description",
+            "Settle a pre-duel challenge (no installed duel system has one)",
+        )
     if len(rulesets) == 1:
         rules = rulesets[0]
         step = step_of(rules, CHALLENGE_STEP_ID)
         name = rules.short_name()
         what = f"{name}: {step.summary}" if step.summary else name
         return _clip(f"Settle a pre-duel {step.title.lower()} ({what})")
-    return _clip(
-        "Settle a pre-duel challenge (" + ", ".join(r.short_name() for r in rulesets) + ")"
-    )
+    # Built from the rulesets' words at run time, so no catalog has it: Discord shows it
+    # in English (as the pre-duel step's own words above).
+    names = ", ".join(r.short_name() for r in rulesets)
+    return _clip(f"Settle a pre-duel challenge ({names})")  # i18n: not shown
 
 
 def _annotation(spec: PreDuelInput) -> Any:
@@ -93,17 +101,21 @@ def with_step_options(callback: Callable[..., Coroutine[Any, Any, None]]) -> Any
                 "ruleset", inspect.Parameter.KEYWORD_ONLY, annotation=str | None, default=None
             )
         )
-        descriptions["ruleset"] = (
-            "The duel system whose challenge this is (default: the one both have a sheet of)"
+        # An option's description: the translator finds it in the catalog (its context).
+        descriptions["ruleset"] = translate_in(
+            SOURCE_LANGUAGE,
+            "command description",
+            "The duel system whose challenge this is (default: the one both have a sheet of)",
         )
         callback = app_commands.choices(
             ruleset=[app_commands.Choice(name=r.title[:100], value=r.id) for r in rulesets]
         )(callback)
     if len(fixed) - 2 + len(added) > OPTIONS_MAX:  # self and interaction are no options
+        # A startup error for the operator, before any member sees the bot.
         raise ValueError(
             f"/duel challenge would have {len(fixed) - 2 + len(added)} options, over "
             f"Discord's {OPTIONS_MAX}: the rulesets declaring a challenge step declare "
-            "too many distinct inputs."
+            "too many distinct inputs."  # i18n: not shown
         )
     # inspect.signature reads __signature__ first, and discord.py reads inspect.signature.
     vars(callback)["__signature__"] = signature.replace(parameters=[*fixed, *added])

@@ -30,6 +30,7 @@ import discord
 from discord import app_commands
 
 from bot.discord.client import DuelBot
+from bot.i18n.context import _
 from bot.services.views import SettingsView
 
 log = logging.getLogger(__name__)
@@ -102,27 +103,59 @@ async def is_commander(interaction: discord.Interaction[DuelBot], settings: Sett
     )
 
 
-def _role_text(role_id: int | None, fallback: str) -> str:
-    return f"the <@&{role_id}> role" if role_id is not None else fallback
-
-
 async def require_guild(interaction: discord.Interaction[DuelBot]) -> int:
     if interaction.guild_id is None:
-        raise Refused("This command works in a server, not in direct messages.")
+        raise Refused(_("This command works in a server, not in direct messages."))
     return interaction.guild_id
+
+
+def commander_refusal(settings: SettingsView) -> str:
+    """Why a member who is no commander is refused: which roles would do, as set."""
+    commander, admin = settings.commander_role_id, settings.admin_role_id
+    if commander is not None and admin is not None:
+        return _(
+            "Only a commander can do this: you need the <@&{commander_role}> role, the "
+            "<@&{admin_role}> role or the Manage Server permission.",
+            commander_role=commander,
+            admin_role=admin,
+        )
+    if commander is not None:
+        return _(
+            "Only a commander can do this: you need the <@&{commander_role}> role, the admin "
+            "role or the Manage Server permission.",
+            commander_role=commander,
+        )
+    if admin is not None:
+        return _(
+            "Only a commander can do this: you need the commander role (none is set yet), "
+            "the <@&{admin_role}> role or the Manage Server permission.",
+            admin_role=admin,
+        )
+    return _(
+        "Only a commander can do this: you need the commander role (none is set yet), the "
+        "admin role or the Manage Server permission."
+    )
+
+
+def admin_refusal(settings: SettingsView) -> str:
+    """Why a member who is no admin is refused."""
+    if settings.admin_role_id is not None:
+        return _(
+            "Only an admin can change the server's duel settings: you need the Manage Server "
+            "permission or the <@&{admin_role}> role.",
+            admin_role=settings.admin_role_id,
+        )
+    return _(
+        "Only an admin can change the server's duel settings: you need the Manage Server "
+        "permission or the admin role (none is set)."
+    )
 
 
 async def require_commander(interaction: discord.Interaction[DuelBot]) -> SettingsView:
     guild_id = await require_guild(interaction)
     settings = await interaction.client.services.settings.get(guild_id)
     if not await is_commander(interaction, settings):
-        raise Refused(
-            "Only a commander can do this: you need "
-            + _role_text(settings.commander_role_id, "the commander role (none is set yet)")
-            + ", "
-            + _role_text(settings.admin_role_id, "the admin role")
-            + " or the Manage Server permission."
-        )
+        raise Refused(commander_refusal(settings))
     return settings
 
 
@@ -130,12 +163,7 @@ async def require_admin(interaction: discord.Interaction[DuelBot]) -> SettingsVi
     guild_id = await require_guild(interaction)
     settings = await interaction.client.services.settings.get(guild_id)
     if not await is_admin(interaction, settings):
-        raise Refused(
-            "Only an admin can change the server's duel settings: you need the Manage Server "
-            "permission or "
-            + _role_text(settings.admin_role_id, "the admin role (none is set)")
-            + "."
-        )
+        raise Refused(admin_refusal(settings))
     return settings
 
 

@@ -17,10 +17,12 @@ from typing import Any
 
 import discord
 import yarl
+from discord import app_commands
 from discord.ext import commands
 
 from bot.config import DiscordSettings, Settings
 from bot.discord.flood import UserRateLimiter
+from bot.discord.languages import MemberLanguages, answering
 from bot.discord.pacing import GlobalPacer, PacingTrace, shared_pacer
 from bot.discord.translator import CatalogTranslator
 from bot.services.container import Services
@@ -86,7 +88,25 @@ def _base_kwargs(settings: Settings, trace: PacingTrace) -> dict[str, Any]:
         "member_cache_flags": discord.MemberCacheFlags.none(),
         # Global REST pacing, counted when each request is sent (bot/discord/pacing.py).
         "http_trace": trace,
+        # Every slash command answers in the member's language (DuelTree).
+        "tree_cls": DuelTree,
     }
+
+
+class DuelTree(app_commands.CommandTree["DuelBot"]):
+    """The command tree, answering each slash command and autocomplete in the member's own
+    Discord language (bot/discord/languages.py).
+
+    discord.py runs an application command interaction (its checks, its command or its
+    autocomplete, and the error handler) in a task of its own, created in
+    ``_from_interaction``: the language scope is opened around that creation, so the task
+    starts with it (a task copies its context when it is created) and nothing else does;
+    the gateway's own context is left as it was. (The public ``interaction_check`` runs
+    inside that task, where a scope could only be set, never closed.)"""
+
+    def _from_interaction(self, interaction: discord.Interaction[DuelBot]) -> None:
+        with answering(interaction, self.client.member_languages):
+            super()._from_interaction(interaction)
 
 
 class DuelBot(commands.Bot):
@@ -100,6 +120,8 @@ class DuelBot(commands.Bot):
         super().__init__(**_base_kwargs(settings, self.pacing), **options)
         self.services = services
         self.settings = settings
+        # The language each member last used, told to the services when it changes.
+        self.member_languages = MemberLanguages(services)
         # Set by the intake cog when it loads: what a DM is handed to.
         self.message_intake: Callable[[discord.Message], Awaitable[None]] | None = None
         self.outbox_wakeup = asyncio.Event()

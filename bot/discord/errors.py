@@ -14,47 +14,74 @@ from discord.ext import commands
 
 from bot.discord.checks import CheckCrashed, Refused
 from bot.discord.client import DuelBot
+from bot.i18n.context import _
+from bot.i18n.translate import N_
 from bot.rules.errors import RulesError
 from bot.services.errors import DomainError, NextStep, Unavailable
 from bot.services.profiles import stats_ruleset
 
 log = logging.getLogger(__name__)
 
-UNAVAILABLE = (
+UNAVAILABLE = N_(
     "The duel database is unavailable right now, so nothing was recorded. "
     "Please try again in a minute."
 )
-UNEXPECTED = "Something went wrong on duelbot's side; the error was logged. Please try again."
+UNEXPECTED = N_(
+    "Something went wrong on duelbot's side; the error was logged. Please try again."
+)
 
 
-# What the user can do next, in Discord's words; the fields come from the error.
+# What the user can do next, in Discord's words; the fields come from the error (and
+# ``stats_fields``: the quick sheet's options as /stats set takes them).
 NEXT_STEP_HINTS: dict[NextStep, str] = {
-    NextStep.CLOSE_ROUND: "`/round close duel:{duel_id}` closes it.",
-    NextStep.LIST_DUELS: "`/duel list` shows this server's duels.",
-    NextStep.LIST_OWN_ROUNDS: "Send `duels` here to see your open rounds.",
-    NextStep.SET_SHEET: (
+    NextStep.CLOSE_ROUND: N_("`/round close duel:{duel_id}` closes it."),
+    NextStep.LIST_DUELS: N_("`/duel list` shows this server's duels."),
+    NextStep.LIST_OWN_ROUNDS: N_("Send `duels` here to see your open rounds."),
+    NextStep.SET_SHEET: N_(
         "A commander sets it with `/sheet set member:<member> ruleset:{ruleset} fields:...`."
     ),
-    NextStep.SET_STATS: (
-        "A commander sets them with `/stats set member:<member> "
-        + " ".join(f"{name}:<number>" for name in stats_ruleset().quick_sheet_fields)
-        + "`."
+    NextStep.SET_STATS: N_(
+        "A commander sets them with `/stats set member:<member> {stats_fields}`."
     ),
-    NextStep.USE_SHEET: "Use `/sheet`.",
-    NextStep.NAME_THE_DUEL: "Put the duel number first, for example `#{duel_id} evade`.",
-    NextStep.ODDS_OFFLINE: (
+    NextStep.USE_SHEET: N_("Use `/sheet`."),
+    NextStep.NAME_THE_DUEL: N_("Put the duel number first, for example `#{duel_id} evade`."),
+    NextStep.ODDS_OFFLINE: N_(
         "`duelbot odds --ruleset {ruleset} --help` computes the odds of chosen moves exactly."
     ),
 }
 
 
+def stats_fields() -> str:
+    """The quick sheet's options as typed after /stats set: ``str:<number> agi:<number>``."""
+    return " ".join(f"{name}:<number>" for name in stats_ruleset().quick_sheet_fields)
+
+
+#: A value Discord could not turn into an option's type, per type; else TRANSFORM_OTHER.
+TRANSFORM_REFUSALS: dict[discord.AppCommandOptionType, str] = {
+    discord.AppCommandOptionType.string: N_("{value} is not a valid text here."),
+    discord.AppCommandOptionType.integer: N_("{value} is not a valid whole number here."),
+    discord.AppCommandOptionType.number: N_("{value} is not a valid number here."),
+    discord.AppCommandOptionType.boolean: N_("{value} is not a valid yes or no here."),
+    discord.AppCommandOptionType.user: N_("{value} is not a valid member here."),
+    discord.AppCommandOptionType.channel: N_("{value} is not a valid channel here."),
+    discord.AppCommandOptionType.role: N_("{value} is not a valid role here."),
+}
+TRANSFORM_OTHER = N_("{value} is not a valid value here.")
+
+
 def render_domain_error(error: DomainError) -> str:
-    """A service error as the member reads it: its message, then the Discord hint."""
+    """A service error as the member reads it: its message, then the Discord hint, in the
+    current language (the message was written in it where the error was raised)."""
     if isinstance(error, Unavailable):
-        return UNAVAILABLE
+        return _(UNAVAILABLE)
     if error.next_step is None:
         return error.message
-    hint = NEXT_STEP_HINTS[error.next_step].format(duel_id=error.duel_id, ruleset=error.ruleset)
+    hint = _(
+        NEXT_STEP_HINTS[error.next_step],
+        duel_id=error.duel_id,
+        ruleset=error.ruleset,
+        stats_fields=stats_fields(),
+    )
     return f"{error.message} {hint}"
 
 
@@ -69,13 +96,14 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, (Refused, RulesError)):
         return error.message
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "This command works in a server, not in direct messages."
+        return _("This command works in a server, not in direct messages.")
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down: try again in {error.retry_after:.0f} s."
+        return _("Slow down: try again in {seconds:.0f} s.", seconds=error.retry_after)
     if isinstance(error, app_commands.TransformerError):
-        return f"{error.value!r} is not a valid {error.type.name.lower()} here."
+        refusal = TRANSFORM_REFUSALS.get(error.type, TRANSFORM_OTHER)
+        return _(refusal, value=repr(error.value))
     if isinstance(error, app_commands.CheckFailure):
-        return str(error) or "You are not allowed to use this command."
+        return str(error) or _("You are not allowed to use this command.")
     return None
 
 
@@ -96,7 +124,7 @@ async def on_app_command_error(
     if message is None:
         command = interaction.command.qualified_name if interaction.command else "?"
         log.error("Unexpected error in /%s", command, exc_info=error)
-        message = UNEXPECTED
+        message = _(UNEXPECTED)
     await reply_ephemeral(interaction, message)
 
 

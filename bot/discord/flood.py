@@ -24,9 +24,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 import discord
+
+from bot.i18n.context import _
+from bot.i18n.translate import N_
 
 log = logging.getLogger(__name__)
 
@@ -122,19 +125,24 @@ class UserRateLimiter:
 
     def notice(self, decision: Decision) -> str:
         seconds = max(1, math.ceil(decision.wait_seconds))
-        return (
-            "You are sending messages faster than the bot takes them (at most "
-            f"{self.burst} in {self.window_seconds:g} s). Wait {seconds} s, then send your move "
-            "again; messages sent before then are ignored and get no answer."
+        return _(
+            "You are sending messages faster than the bot takes them (at most {burst} in "
+            "{window:g} s). Wait {seconds} s, then send your move again; messages sent before "
+            "then are ignored and get no answer.",
+            burst=self.burst,
+            window=self.window_seconds,
+            seconds=seconds,
         )
 
     def refusal(self, decision: Decision) -> str:
         """The answer to a click or `/move` over the limit (nothing was recorded)."""
         seconds = max(1, math.ceil(decision.wait_seconds))
-        return (
-            "You are sending moves faster than the bot takes them (at most "
-            f"{self.burst} in {self.window_seconds:g} s): nothing was recorded. "
-            f"Wait {seconds} s and try again."
+        return _(
+            "You are sending moves faster than the bot takes them (at most {burst} in "
+            "{window:g} s): nothing was recorded. Wait {seconds} s and try again.",
+            burst=self.burst,
+            window=self.window_seconds,
+            seconds=seconds,
         )
 
 
@@ -150,8 +158,23 @@ async def refuse_interaction(
     return True
 
 
+#: The refusal of each expensive answer over the member's budget.
+OVER_BUDGET = {
+    "exports": N_(
+        "You are asking for exports faster than the bot prepares them (at most {burst} in "
+        "{window:g} s per member): nothing was prepared. Wait {seconds} s and ask again."
+    ),
+    "leaderboards": N_(
+        "You are asking for leaderboards faster than the bot prepares them (at most {burst} "
+        "in {window:g} s per member): nothing was prepared. Wait {seconds} s and ask again."
+    ),
+}
+
+
 async def refuse_over_budget(
-    interaction: discord.Interaction[Any], limiter: UserRateLimiter, what: str
+    interaction: discord.Interaction[Any],
+    limiter: UserRateLimiter,
+    what: Literal["exports", "leaderboards"],
 ) -> bool:
     """The per-user budget of expensive answers (/duel export, /leaderboard and its pages;
     issue 23): answer a request over it with an ephemeral refusal (True), before any work;
@@ -160,12 +183,13 @@ async def refuse_over_budget(
     if decision.allowed:
         return False
     seconds = max(1, math.ceil(decision.wait_seconds))
-    await interaction.response.send_message(
-        f"You are asking for {what} faster than the bot prepares them (at most "
-        f"{limiter.burst} in {limiter.window_seconds:g} s per member): nothing was prepared. "
-        f"Wait {seconds} s and ask again.",
-        ephemeral=True,
+    refusal = _(
+        OVER_BUDGET[what],
+        burst=limiter.burst,
+        window=limiter.window_seconds,
+        seconds=seconds,
     )
+    await interaction.response.send_message(refusal, ephemeral=True)
     return True
 
 

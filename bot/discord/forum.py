@@ -24,21 +24,38 @@ from dataclasses import dataclass
 
 import discord
 
+from bot.i18n.context import _, _n
+from bot.i18n.translate import N_
 from bot.services.views import SettingsView
 
 OPEN_TAG_NAMES = ("open", "ongoing")
 ENDED_TAG_NAMES = ("ended", "finished")
 MAX_APPLIED_TAGS = 5
 
-#: What the bot needs in the duel forum, with the names Discord's settings show.
+#: What the bot needs in the duel forum, with the names Discord's settings show (in the
+#: member's language: Discord's own names of the permissions there).
 FORUM_PERMISSIONS: tuple[tuple[str, str], ...] = (
-    ("view_channel", "View Channel"),
-    ("send_messages", "Create Posts (Send Messages)"),
-    ("send_messages_in_threads", "Send Messages in Posts (Send Messages in Threads)"),
-    ("embed_links", "Embed Links"),
-    ("read_message_history", "Read Message History"),
-    ("manage_webhooks", "Manage Webhooks"),
+    ("view_channel", N_("View Channel")),
+    ("send_messages", N_("Create Posts (Send Messages)")),
+    ("send_messages_in_threads", N_("Send Messages in Posts (Send Messages in Threads)")),
+    ("embed_links", N_("Embed Links")),
+    ("read_message_history", N_("Read Message History")),
+    ("manage_webhooks", N_("Manage Webhooks")),
 )
+
+#: A channel that is no forum, by its type's name: the first sentence of the refusal.
+NOT_A_FORUM: dict[str, str] = {
+    "text": N_("{channel} is a text channel, not a forum channel."),
+    "news": N_("{channel} is an announcement channel, not a forum channel."),
+    "voice": N_("{channel} is a voice channel, not a forum channel."),
+    "stage_voice": N_("{channel} is a stage channel, not a forum channel."),
+    "category": N_("{channel} is a category, not a forum channel."),
+    "media": N_("{channel} is a media channel, not a forum channel."),
+    "public_thread": N_("{channel} is a thread, not a forum channel."),
+    "private_thread": N_("{channel} is a thread, not a forum channel."),
+    "news_thread": N_("{channel} is a thread, not a forum channel."),
+}
+NOT_A_FORUM_OTHER = N_("{channel} is not a forum channel.")
 
 
 def _plain(name: str) -> str:
@@ -87,54 +104,51 @@ def tags_for(
 def missing_permissions(forum: discord.ForumChannel, me: discord.Member) -> list[str]:
     """What the bot lacks in ``forum`` (names as Discord's settings show them)."""
     perms = forum.permissions_for(me)
-    missing = [label for attr, label in FORUM_PERMISSIONS if not getattr(perms, attr)]
+    missing = [_(label) for attr, label in FORUM_PERMISSIONS if not getattr(perms, attr)]
     moderated = [t for t in (open_tag(forum), ended_tag(forum)) if t is not None and t.moderated]
     if moderated and not perms.manage_threads:
         missing.append(
-            "Manage Threads (the tag "
-            + " and ".join(f'"{t.name}"' for t in moderated)
-            + " is moderated)"
+            _n(
+                "Manage Threads (the tag {tags} is moderated)",
+                "Manage Threads (the tags {tags} are moderated)",
+                len(moderated),
+                tags=", ".join(f'"{t.name}"' for t in moderated),
+            )
         )
     return missing
 
 
 def forum_refusal(channel: object, me: discord.Member | None) -> str | None:
     """Why ``channel`` cannot be the duel forum, or None when it can."""
-    mention = getattr(channel, "mention", "that channel")
+    mention = getattr(channel, "mention", None) or _("that channel")
     if not isinstance(channel, discord.ForumChannel) or channel.type != discord.ChannelType.forum:
         kind = getattr(getattr(channel, "type", None), "name", "other")
-        kinds = {
-            "text": "a text channel",
-            "news": "an announcement channel",
-            "voice": "a voice channel",
-            "stage_voice": "a stage channel",
-            "category": "a category",
-            "media": "a media channel",
-            "public_thread": "a thread",
-            "private_thread": "a thread",
-            "news_thread": "a thread",
-        }
-        return (
-            f"{mention} is {kinds.get(kind, 'not a forum channel')}, not a forum channel. "
+        first = _(NOT_A_FORUM.get(kind, NOT_A_FORUM_OTHER), channel=mention)
+        pick = _(
             "Pick a forum channel (Create Channel > Forum): each duel gets its own post "
             "there. Nothing was changed."
         )
+        return f"{first} {pick}"
     if me is None:
-        return "I cannot see my own permissions in this server right now; try again in a minute."
+        return _(
+            "I cannot see my own permissions in this server right now; try again in a minute."
+        )
     missing = missing_permissions(channel, me)
     if missing:
-        return (
-            f"I am missing permissions in {mention}: "
-            + ", ".join(missing)
-            + ". Give them to my role in the forum's settings (Permissions), then run this "
-            "again. Nothing was changed."
+        return _(
+            "I am missing permissions in {channel}: {permissions}. Give them to my role in "
+            "the forum's settings (Permissions), then run this again. Nothing was changed.",
+            channel=mention,
+            permissions=", ".join(missing),
         )
     if channel.flags.require_tag and open_tag(channel) is None:
-        return (
-            f"{mention} requires a tag on every post, and it has no tag named "
-            + " or ".join(f'"{n}"' for n in OPEN_TAG_NAMES)
-            + ' for me to set. Add one (and an "ended" tag for finished duels), or turn '
-            'off "Require people to select tags". Nothing was changed.'
+        # Translators: the tag names stay English ("open", "ongoing", "ended"): the bot
+        # looks for tags of these names.
+        return _(
+            '{channel} requires a tag on every post, and it has no tag named "open" or '
+            '"ongoing" for me to set. Add one (and an "ended" tag for finished duels), or '
+            'turn off "Require people to select tags". Nothing was changed.',
+            channel=mention,
         )
     return None
 
@@ -173,8 +187,8 @@ def duel_home(
     if isinstance(channel, discord.Thread):
         note = ""
         if thread_per_duel:
-            note = (
-                " This is already a thread, so the duel stays in it (thread_per_duel makes "
+            note = " " + _(
+                "This is already a thread, so the duel stays in it (thread_per_duel makes "
                 "threads only from channels)."
             )
         return DuelHome(channel.parent_id, channel.id, note)
@@ -182,13 +196,13 @@ def duel_home(
     if forum_id is not None:
         forum = guild.get_channel(forum_id) if guild is not None else None
         if isinstance(forum, discord.ForumChannel):
-            return DuelHome(forum.id, None, f" Its post opens in {forum.mention} in a moment.")
-        return DuelHome(
-            channel_id,
-            None,
-            " The duel forum set with /config duel-forum no longer exists, so the duel "
-            "stays in this channel; an admin can name another forum.",
+            opens = _("Its post opens in {forum} in a moment.", forum=forum.mention)
+            return DuelHome(forum.id, None, f" {opens}")
+        gone = _(
+            "The duel forum set with /config duel-forum no longer exists, so the duel stays "
+            "in this channel; an admin can name another forum."
         )
+        return DuelHome(channel_id, None, f" {gone}")
     return DuelHome(channel_id, None)
 
 

@@ -19,6 +19,7 @@ from discord import app_commands
 
 from bot.discord.checks import admin_only, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
+from bot.i18n.context import _
 from bot.presentation.discord_replies import LATER_DUELS_ONLY
 from bot.rules import registry
 from bot.rules.base import Ruleset
@@ -42,7 +43,9 @@ def _option_of(rules: Ruleset, name: str) -> inspect.Parameter:
     """The typed option of quick field ``name``: a whole number within its limits."""
     field = next((f for f in rules.sheet_fields if f.name == name), None)
     if field is None or field.kind != "int":
-        raise TypeError(f"{rules.id}: quick sheet field {name!r} is not an int sheet field")
+        raise TypeError(
+            f"{rules.id}: quick sheet field {name!r} is not an int sheet field"  # i18n: not shown
+        )
     low = field.minimum if field.minimum is not None else -(2**31)
     high = field.maximum if field.maximum is not None else 2**31 - 1
     annotation: Any = app_commands.Range[int, low, high]
@@ -64,7 +67,9 @@ def stats_set_command(
         profile = await services_of(interaction.client).profiles.set_stats(
             guild_id, interaction.user.id, member_of(member), *(values[n] for n in names)
         )
-        await interaction.followup.send(f"Stats saved: {reply(profile)}.", ephemeral=True)
+        await interaction.followup.send(
+            _("Stats saved: {profile}.", profile=reply(profile)), ephemeral=True
+        )
 
     first = inspect.signature(stats_set).parameters
     _set_signature(
@@ -106,7 +111,7 @@ def house_rule_alias_command(
 
     async def alias(interaction: discord.Interaction[DuelBot], enabled: bool) -> None:
         text = await set_default(interaction, rules.id, rule.key, "yes" if enabled else "no")
-        await interaction.followup.send(f"{text}\n{LATER_DUELS_ONLY}", ephemeral=True)
+        await interaction.followup.send(f"{text}\n{_(LATER_DUELS_ONLY)}", ephemeral=True)
 
     positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
     _set_signature(

@@ -52,13 +52,16 @@ def check() -> int:
     target = heartbeat_path()
     seconds = age(target)
     if seconds is None:
-        print(f"unhealthy: no heartbeat file at {target} (is the bot running and connected?)")
+        print(  # the container's health check: console output, stays English
+            f"unhealthy: no heartbeat file at {target} "  # i18n: not shown
+            "(is the bot running and connected?)"
+        )
         return 1
     if seconds >= MAX_AGE_SECONDS:
         print(
-            f"unhealthy: last heartbeat {seconds:.0f} s ago ({target}); "
+            f"unhealthy: last heartbeat {seconds:.0f} s ago ({target}); "  # i18n: not shown
             f"limit {MAX_AGE_SECONDS:.0f} s"
         )
         return 1
-    print(f"healthy: last heartbeat {seconds:.0f} s ago")
+    print(f"healthy: last heartbeat {seconds:.0f} s ago")  # i18n: not shown
     return 0

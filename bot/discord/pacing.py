@@ -163,7 +163,7 @@ def shared_pacer(share: float = 1.0) -> GlobalPacer:
     without a REST proxy each take their share (``[discord] rest_share``) so that together
     they stay under Discord's 50/s."""
     if not 0 < share <= 1:
-        raise ValueError("share must be in (0, 1]")
+        raise ValueError("share must be in (0, 1]")  # i18n: not shown
     ceiling = max(1, int(CEILING * share))
     bulk_ceiling = max(1, min(ceiling, int(BULK_CEILING * share)))
     bulk_reserved = min(bulk_ceiling, int(BULK_RESERVED * share))
@@ -186,7 +186,7 @@ class PacingTrace(aiohttp.TraceConfig):
         self.on_request_redirect.append(self._done)
 
     def counts(self, params: aiohttp.TraceRequestStartParams) -> bool:
-        if "Authorization" not in params.headers:
+        if "Authorization" not in params.headers:  # i18n: not shown
             return False
         parts = params.url.path.split("/")
         if "interactions" in parts:
@@ -217,7 +217,9 @@ def install(client: discord.Client) -> GlobalPacer:
     records the application id, whose webhooks are exempt, once it is known."""
     trace = client.http.http_trace
     if not isinstance(trace, PacingTrace):
-        raise TypeError("this client was created without a PacingTrace (http_trace=...)")
+        raise TypeError(
+            "this client was created without a PacingTrace (http_trace=...)"  # i18n: not shown
+        )
     trace.application_id = client.application_id
     return trace.pacer
 

@@ -12,6 +12,7 @@ import re
 import tomllib
 from typing import Any
 
+from bot.i18n.context import _
 from bot.services.errors import InvalidInput
 
 MAX_SHEET_TEXT = 1000
@@ -37,23 +38,29 @@ def _value(raw: str) -> Any:
 def parse_sheet_fields(text: str) -> dict[str, Any]:
     raw = text.strip()
     if not raw:
-        raise InvalidInput("Give the sheet fields, e.g. `character=hero armor_save=5`.")
+        raise InvalidInput(_("Give the sheet fields, e.g. `character=hero armor_save=5`."))
     if len(raw) > MAX_SHEET_TEXT:
-        raise InvalidInput(f"The sheet is too long ({len(raw)} characters, at most 1000).")
+        raise InvalidInput(
+            _(
+                "The sheet is too long ({count} characters, at most {most}).",
+                count=len(raw),
+                most=MAX_SHEET_TEXT,
+            )
+        )
     if raw.startswith("{"):
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise InvalidInput(f"The sheet is not valid JSON: {exc.msg}.") from None
+            raise InvalidInput(_("The sheet is not valid JSON: {error}.", error=exc.msg)) from None
         if not isinstance(data, dict):
-            raise InvalidInput("A JSON sheet must be an object of fields.")
+            raise InvalidInput(_("A JSON sheet must be an object of fields."))
         return data
     if "\n" in raw:
         # A small TOML sheet (`hp_max = 20` one per line, `[sheet]` tables flattened).
         try:
             table = tomllib.loads(raw)
         except tomllib.TOMLDecodeError as exc:
-            raise InvalidInput(f"The sheet is not valid TOML: {exc}.") from None
+            raise InvalidInput(_("The sheet is not valid TOML: {error}.", error=exc)) from None
         flat: dict[str, Any] = {}
         for key, value in table.items():
             if isinstance(value, dict):
@@ -69,7 +76,10 @@ def parse_sheet_fields(text: str) -> dict[str, Any]:
         match = _PAIR.match(chunk)
         if match is None:
             raise InvalidInput(
-                f"{chunk[:40]!r} is not a `field=value` pair; e.g. `character=hero armor_save=5`."
+                _(
+                    "{text} is not a `field=value` pair; e.g. `character=hero armor_save=5`.",
+                    text=repr(chunk[:40]),
+                )
             )
         fields[match.group(1).lower()] = _value(match.group(2))
     return fields

@@ -125,5 +125,8 @@ async def test_config_language_sets_posts_and_answers_in_the_admins_language(
         assert "follow its primary language as Discord reports it: English" in reply.content
         assert (await w.services.settings.get(w.guild.id)).language is None
 
+        # A refusal too is in the member's own language.
         refused = await slash_in(w, "de", w.ann, "config", "language", language="de")
+        assert refused.content.startswith("Nur ein Admin"), refused.content
+        refused = await slash_in(w, "en-US", w.ann, "config", "language", language="de")
         assert refused.content.startswith("Only an admin"), refused.content

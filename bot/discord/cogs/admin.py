@@ -12,10 +12,11 @@ from bot.discord.checks import MANAGE_SERVER, admin_only, require_guild
 from bot.discord.client import DuelBot, services_of
 from bot.discord.forum import bot_member, forum_refusal
 from bot.discord.generated import house_rule_alias_command, house_rule_aliases
+from bot.discord.languages import locale_of
 from bot.discord.ruleset_choices import offer_rulesets, ruleset_choices
 from bot.i18n.catalogs import available_languages
-from bot.i18n.choice import language_name, reply_language, server_language
-from bot.i18n.translate import translate
+from bot.i18n.choice import language_name, server_language
+from bot.i18n.context import _
 from bot.presentation.discord_replies import LATER_DUELS_ONLY, settings_embed
 from bot.presentation.discord_text import safe
 from bot.rules import registry
@@ -29,18 +30,21 @@ def role_manager(role: discord.Role) -> str | None:
     """Who, other than the server's admins, decides who has ``role`` (None: nobody): the
     settings service refuses such a role for the commander and admin roles."""
     tags = role.tags
+    # Each completes "That role cannot be the commander role: it is managed by {manager}".
     if role.is_bot_managed():
-        return "a bot (it is that bot's own role)"
+        # Translators: {manager} in "That role cannot be the commander role: it is managed
+        # by {manager}, ..." (German: after "von"); so are the other role managers below.
+        return _("a bot (it is that bot's own role)")
     if role.is_premium_subscriber():
-        return "Discord (it is the Server Booster role)"
+        return _("Discord (it is the Server Booster role)")
     if role.is_integration():
-        return "an integration (such as Twitch or YouTube subscribers)"
+        return _("an integration (such as Twitch or YouTube subscribers)")
     if tags is not None and tags.is_available_for_purchase():
-        return "a role subscription (members buy it)"
+        return _("a role subscription (members buy it)")
     if tags is not None and tags.is_guild_connection():
-        return "Discord's linked roles (members get it by connecting an account)"
+        return _("Discord's linked roles (members get it by connecting an account)")
     if role.managed:
-        return "an integration"
+        return _("an integration")
     return None
 
 
@@ -96,13 +100,17 @@ class Admin(commands.Cog):
             await require_guild(interaction), interaction.user.id, enabled
         )
         state = (
-            "on: a duellist may change a move by sending another before the round ends"
+            _(
+                "Change of choice is now on: a duellist may change a move by sending another "
+                "before the round ends."
+            )
             if settings.change_of_choice
-            else "off: once a duellist has made a choice, it cannot change for that round"
+            else _(
+                "Change of choice is now off: once a duellist has made a choice, it cannot "
+                "change for that round."
+            )
         )
-        await interaction.followup.send(
-            f"Change of choice is now {state}.\n{LATER_DUELS_ONLY}", ephemeral=True
-        )
+        await interaction.followup.send(f"{state}\n{_(LATER_DUELS_ONLY)}", ephemeral=True)
 
     @config.command(name="commander-role", description="The role whose members are commanders")
     @app_commands.describe(role="Commander role")
@@ -117,9 +125,12 @@ class Admin(commands.Cog):
             managed_by=role_manager(role),
         )
         await interaction.followup.send(
-            f"Commander role set to {role.mention}. Commanders start duels and open and "
-            "close rounds. (In Server Settings > Integrations you can also show them the "
-            "commander commands, which Discord shows to Manage Server by default.)",
+            _(
+                "Commander role set to {role}. Commanders start duels and open and close "
+                "rounds. (In Server Settings > Integrations you can also show them the "
+                "commander commands, which Discord shows to Manage Server by default.)",
+                role=role.mention,
+            ),
             ephemeral=True,
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -137,7 +148,7 @@ class Admin(commands.Cog):
             managed_by=role_manager(role),
         )
         await interaction.followup.send(
-            f"Admin role set to {role.mention}.",
+            _("Admin role set to {role}.", role=role.mention),
             ephemeral=True,
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -154,11 +165,12 @@ class Admin(commands.Cog):
         await services_of(self.bot).settings.set_missing_move(
             await require_guild(interaction), interaction.user.id, policy
         )
-        meaning = "the other duellist wins" if policy == "forfeit" else "no move is made"
-        await interaction.followup.send(
-            f"Missing move policy is now `{policy}`: {meaning}.\n{LATER_DUELS_ONLY}",
-            ephemeral=True,
+        text = (
+            _("Missing move policy is now `{policy}`: the other duellist wins.", policy=policy)
+            if policy == "forfeit"
+            else _("Missing move policy is now `{policy}`: no move is made.", policy=policy)
         )
+        await interaction.followup.send(f"{text}\n{_(LATER_DUELS_ONLY)}", ephemeral=True)
 
     @config.command(
         name="house-rule",
@@ -179,7 +191,7 @@ class Admin(commands.Cog):
         value: app_commands.Range[str, 1, 60] | None = None,
     ) -> None:
         text = await self._set_house_rule(interaction, ruleset, key, value)
-        await interaction.followup.send(f"{text}\n{LATER_DUELS_ONLY}", ephemeral=True)
+        await interaction.followup.send(f"{text}\n{_(LATER_DUELS_ONLY)}", ephemeral=True)
 
     async def _set_house_rule(
         self,
@@ -197,9 +209,14 @@ class Admin(commands.Cog):
         spelt = key.strip().casefold().replace("_", "-")
         rule = next(r for r in (house.house_rules() if house else ()) if r.key == spelt)
         chosen = view.house_rule_defaults.get(rules.id, {}).get(rule.key, rule.default)
-        return (
-            f"New {safe(rules.title)} duels start with `{rule.key}={chosen}` unless "
-            f"/duel start gives it ({safe(rule.help)}; allowed: {rule.allowed_text()})."
+        return _(
+            "New {ruleset} duels start with `{key}={value}` unless /duel start gives it "
+            "({help}; allowed: {allowed}).",
+            ruleset=safe(rules.title),
+            key=rule.key,
+            value=chosen,
+            help=safe(rule.help),
+            allowed=rule.allowed_text(),
         )
 
     @config.command(
@@ -222,16 +239,19 @@ class Admin(commands.Cog):
         )
         shown = settings.undo_window
         text = (
-            "Undo is now off: no round's result can be undone."
+            _("Undo is now off: no round's result can be undone.")
             if not shown
-            else f"A round's result can now be undone for {window_text(shown)} after its "
-            "close, and only until the next round of its duel opens."
+            else _(
+                "A round's result can now be undone for {window} after its close, and only "
+                "until the next round of its duel opens.",
+                window=window_text(shown),
+            )
         )
+        sentences = [text]
         if settings.undo_window_is_default:
-            text += " (This is the bot's default.)"
-        await interaction.followup.send(
-            f"{text} This applies to every duel of this server at once.", ephemeral=True
-        )
+            sentences.append(_("(This is the bot's default.)"))
+        sentences.append(_("This applies to every duel of this server at once."))
+        await interaction.followup.send(" ".join(sentences), ephemeral=True)
 
     @config.command(
         name="duel-forum",
@@ -251,8 +271,10 @@ class Admin(commands.Cog):
         if channel is None:
             await settings.set_duel_forum(guild_id, interaction.user.id, None)
             await interaction.followup.send(
-                "No duel forum: from now on a duel stays in the channel where `/duel start` "
-                "is run (duels already in the forum keep their posts).",
+                _(
+                    "No duel forum: from now on a duel stays in the channel where "
+                    "`/duel start` is run (duels already in the forum keep their posts)."
+                ),
                 ephemeral=True,
             )
             return
@@ -271,11 +293,14 @@ class Admin(commands.Cog):
             raise InvalidInput(refusal)
         await settings.set_duel_forum(guild_id, interaction.user.id, channel.id)
         await interaction.followup.send(
-            f"Duel forum set to {channel.mention}: from now on `/duel start` in any channel "
-            "of this server opens a post for the duel there, and every post of that duel goes "
-            'to it. Tags named "open" and "ended" (if the forum has them) mark running and '
-            "finished duels. `/duel start` inside a thread or a forum post keeps the duel "
-            "there.",
+            _(
+                "Duel forum set to {channel}: from now on `/duel start` in any channel of "
+                "this server opens a post for the duel there, and every post of that duel "
+                'goes to it. Tags named "open" and "ended" (if the forum has them) mark '
+                "running and finished duels. `/duel start` inside a thread or a forum post "
+                "keeps the duel there.",
+                channel=channel.mention,
+            ),
             ephemeral=True,
         )
 
@@ -295,32 +320,22 @@ class Admin(commands.Cog):
             await require_guild(interaction), interaction.user.id, language
         )
         await interaction.followup.send(
-            language_reply(
-                reply_language(interaction.locale.value),
-                settings.language,
-                locale_of(interaction.guild_locale),
-            ),
+            language_reply(settings.language, locale_of(interaction.guild_locale)),
             ephemeral=True,
         )
 
 
-def locale_of(locale: discord.Locale | None) -> str | None:
-    return None if locale is None else locale.value
-
-
-def language_reply(reader: str, chosen: str | None, guild_locale: str | None) -> str:
-    """What /config language answers, in the admin's own language ``reader``."""
+def language_reply(chosen: str | None, guild_locale: str | None) -> str:
+    """What /config language answers (in the current language: the admin's own)."""
     posts_in = language_name(server_language(chosen, guild_locale))
     if chosen is None:
-        return translate(
-            reader,
+        return _(
             "Public posts of this server (duel cards, round results) now follow its primary "
             "language as Discord reports it: {language} at the moment. Replies only one "
             "member sees stay in that member's own Discord language.",
             language=posts_in,
         )
-    return translate(
-        reader,
+    return _(
         "Public posts of this server (duel cards, round results) are now in {language}. "
         "Replies only one member sees stay in that member's own Discord language.",
         language=posts_in,

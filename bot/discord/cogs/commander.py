@@ -22,9 +22,11 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.flood import refuse_over_budget
 from bot.discord.forum import duel_home
 from bot.discord.generated import stats_set_command
+from bot.discord.languages import guild_locale_keyword
 from bot.discord.ruleset_choices import offer_rulesets, ruleset_choices
 from bot.discord.sheet_input import parse_sheet_fields
 from bot.exports.formats import export_duel, export_html
+from bot.i18n.context import _
 from bot.presentation.discord_replies import (
     challenge_reply,
     duel_embed,
@@ -91,13 +93,19 @@ def duellist_ref(member: AnyMember) -> MemberRef:
     name = safe(member.display_name)
     if member.bot:
         raise InvalidInput(
-            f"{name} is a bot: bots cannot duel or have stats or sheets. "
-            "Pick a member of this server who is not a bot."
+            _(
+                "{name} is a bot: bots cannot duel or have stats or sheets. "
+                "Pick a member of this server who is not a bot.",
+                name=name,
+            )
         )
     if not isinstance(member, discord.Member):
         raise InvalidInput(
-            f"{name} is not a member of this server: only its members can duel or have "
-            "stats or sheets here."
+            _(
+                "{name} is not a member of this server: only its members can duel or have "
+                "stats or sheets here.",
+                name=name,
+            )
         )
     return member_ref(member)
 
@@ -125,7 +133,7 @@ async def _duel_choices(
     wanted = current.strip().lstrip("#").casefold()
     choices = []
     for d in duels:
-        label = f"#{d.id} {d.a.name} vs {d.b.name}"
+        label = _("#{duel} {a} vs {b}", duel=d.id, a=d.a.name, b=d.b.name)
         if not wanted or wanted in label.casefold():
             choices.append(app_commands.Choice(name=label[:100], value=d.id))
     return choices[:25]
@@ -194,7 +202,9 @@ class Commander(commands.Cog):
             ruleset,
             parse_sheet_fields(fields),
         )
-        await interaction.followup.send(f"Sheet saved: {profile_text(profile)}.", ephemeral=True)
+        await interaction.followup.send(
+            _("Sheet saved: {profile}.", profile=profile_text(profile)), ephemeral=True
+        )
 
     @sheet.command(name="show", description="Show a member's sheet for a duel system")
     @app_commands.describe(member="The duellist", ruleset="The duel system")
@@ -243,6 +253,8 @@ class Commander(commands.Cog):
             thread_per_duel=self.bot.settings.duels.thread_per_duel,
         )
         view = await services.duels.start_duel(
+            # The duel's language: the server's (/config language, else this locale).
+            **guild_locale_keyword(services.duels.start_duel, interaction),
             guild_id=guild_id,
             channel_id=home.channel_id,
             thread_id=home.thread_id,
@@ -252,11 +264,14 @@ class Commander(commands.Cog):
             ruleset=ruleset,
             params=parse_sheet_fields(params) if params else None,
         )
-        await interaction.followup.send(
-            f"Duel #{view.id} started: {safe(view.a.name)} vs {safe(view.b.name)}. "
-            f"Open the first round with `/round open duel:{view.id}`.{home.note}",
-            ephemeral=True,
+        started = _(
+            "Duel #{duel} started: {a} vs {b}. Open the first round with "
+            "`/round open duel:{duel}`.",
+            duel=view.id,
+            a=safe(view.a.name),
+            b=safe(view.b.name),
         )
+        await interaction.followup.send(started + home.note, ephemeral=True)
 
     # The options are the signature with_step_options gives the callback.
     @duel.command(name="challenge", description=challenge_description())
@@ -277,7 +292,9 @@ class Commander(commands.Cog):
         declared inputs (bot/discord/challenge_options.py)."""
         guild_id = await require_guild(interaction)
         ruleset = inputs.pop("ruleset", None)
-        outcome = await services_of(self.bot).duels.challenge(
+        duels = services_of(self.bot).duels
+        outcome = await duels.challenge(
+            **guild_locale_keyword(duels.challenge, interaction),
             guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
             actor_id=interaction.user.id,
@@ -334,7 +351,9 @@ class Commander(commands.Cog):
             actor_id=interaction.user.id,
             reason=reason,
         )
-        await interaction.followup.send(f"Duel #{view.id} has been ended.", ephemeral=True)
+        await interaction.followup.send(
+            _("Duel #{duel} has been ended.", duel=view.id), ephemeral=True
+        )
 
     @duel.command(
         name="export",
@@ -368,7 +387,9 @@ class Commander(commands.Cog):
         extension = {"markdown": "md", "bbcode": "txt", "json": "json", "html": "html"}[format]
         file = discord.File(io.BytesIO(text.encode()), filename=f"duel-{duel}.{extension}")
         await interaction.followup.send(
-            f"Duel #{duel} exported as {format}.", file=file, ephemeral=True
+            _("Duel #{duel} exported as {format}.", duel=duel, format=format),
+            file=file,
+            ephemeral=True,
         )
 
     # -- /round -------------------------------------------------------------------------

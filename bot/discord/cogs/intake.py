@@ -19,6 +19,9 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.intake_buttons import move_click
+from bot.discord.languages import answering, dm_reply_language
+from bot.i18n.choice import dm_language
+from bot.i18n.context import _, speaking
 from bot.presentation.discord_replies import (
     moves_help,
     open_rounds_text,
@@ -86,7 +89,9 @@ class Intake(commands.Cog):
         # read once here (bot/discord/intake_buttons.py says why not as a dynamic item).
         click = move_click(interaction)
         if click is not None:
-            await click.clicked(interaction)
+            # This listener's own task: the click is answered in the member's language.
+            with answering(interaction, self.bot.member_languages):
+                await click.clicked(interaction)
 
     async def cog_load(self) -> None:
         self.bot.message_intake = self.on_message  # called by DuelBot.on_message
@@ -102,7 +107,11 @@ class Intake(commands.Cog):
             return
         if await self._over_flood_limit(message):
             return
-        reply = await self.handle_dm(message.author.id, message.content)
+        user_id = message.author.id
+        # The language the member last used, else their DMs' (bot/discord/languages.py).
+        language = await dm_reply_language(self.bot.services, self.bot.member_languages, user_id)
+        with speaking(language):
+            reply = await self.handle_dm(user_id, message.content)
         try:
             await message.channel.send(reply, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
@@ -113,9 +122,13 @@ class Intake(commands.Cog):
         limiter = self.bot.flood
         decision = limiter.check(message.author.id)
         if decision.verdict is flood.Verdict.NOTICE:
+            # No database work over the limit: the language this process knows them by.
+            heard = self.bot.member_languages.known(message.author.id)
+            with speaking(dm_language(heard, None, None)):
+                notice = limiter.notice(decision)
             try:
                 await message.channel.send(
-                    limiter.notice(decision), allowed_mentions=discord.AllowedMentions.none()
+                    notice, allowed_mentions=discord.AllowedMentions.none()
                 )
             except discord.HTTPException:
                 log.warning("Could not send the flood notice to user %s", message.author.id)
@@ -124,17 +137,20 @@ class Intake(commands.Cog):
     async def handle_dm(self, user_id: int, content: str) -> str:
         text = content.strip()
         if not text:
-            return self._help("Send your move as text.")
+            return self._help(_("Send your move as text."))
         if len(text) > MAX_DM_LENGTH:
-            return (
-                f"That message is too long ({len(text)} characters) to be a move. "
-                f"Send just the move. {moves_help()}"
+            too_long = _(
+                "That message is too long ({count} characters) to be a move. Send just the "
+                "move.",
+                count=len(text),
             )
+            return f"{too_long} {moves_help()}"
         duel_id, move = split_duel_prefix(text)
         if duel_id is None and move.casefold() in _HELP_WORDS:
             return await self._status(user_id)
         if not move:
-            return f"Which move for duel #{duel_id}? {moves_help()}"
+            which = _("Which move for duel #{duel}?", duel=duel_id)
+            return f"{which} {moves_help()}"
         try:
             receipt = await services_of(self.bot).duels.submit_move(
                 user_id=user_id, move=move, via="dm_text", duel_id=duel_id
@@ -143,22 +159,20 @@ class Intake(commands.Cog):
             message = user_message(exc)
             if message is None:
                 log.exception("Unexpected error while taking a DM move from user %s", user_id)
-                return UNEXPECTED
+                return _(UNEXPECTED)
             return message
         return receipt_text(receipt)
 
     async def _status(self, user_id: int) -> str:
         rounds = await services_of(self.bot).duels.open_rounds_for_user(user_id)
         if not rounds:
-            return self._help("You have no open round right now.")
+            return self._help(_("You have no open round right now."))
         return open_rounds_text(rounds)
 
     @staticmethod
     def _help(first: str) -> str:
-        return (
-            f"{first}\n{moves_help()}\n"
-            "If you are in several duels, put the duel number first: `#12 <move>`."
-        )
+        several = _("If you are in several duels, put the duel number first: `#12 <move>`.")
+        return f"{first}\n{moves_help()}\n{several}"
 
     @app_commands.command(name="move", description="Send your secret move for a duel's round")
     @app_commands.describe(

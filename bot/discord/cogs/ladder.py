@@ -23,7 +23,9 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import ALL_RULESETS, AnyMember
 from bot.discord.errors import reply_ephemeral, user_message
 from bot.discord.flood import refuse_over_budget
+from bot.discord.languages import answering
 from bot.discord.ruleset_choices import offer_rulesets
+from bot.i18n.context import _, _p
 from bot.presentation.discord_ladder import leaderboard_embed, record_embed
 from bot.services.errors import InvalidInput
 from bot.services.ladder_views import LeaderboardPage
@@ -41,11 +43,11 @@ class LeaderboardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template
     """Turns a leaderboard message to ``page`` of ``ruleset`` (in the server clicked in)."""
 
     def __init__(
-        self, ruleset: str, page: int, label: str = "Page", disabled: bool = False
+        self, ruleset: str, page: int, label: str | None = None, disabled: bool = False
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label,
+                label=label or _p("leaderboard button", "Page"),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"duelbot:lb:{ruleset}:{page}",
                 disabled=disabled,
@@ -62,11 +64,13 @@ class LeaderboardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template
         match: re.Match[str],
         /,
     ) -> LeaderboardButton:
-        return cls(match["ruleset"], int(match["page"]), getattr(item, "label", None) or "Page")
+        return cls(match["ruleset"], int(match["page"]), getattr(item, "label", None))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         # discord.py types an item's callback for any client; this bot's clicks are DuelBot's.
-        await self.clicked(interaction)
+        # The item's own task (discord.py's dispatch): answered in the member's language.
+        with answering(interaction, interaction.client.member_languages):
+            await self.clicked(interaction)
 
     async def clicked(self, interaction: discord.Interaction[DuelBot]) -> None:
         # A page is a ranked read: within the member's budget of expensive answers.
@@ -91,10 +95,20 @@ class LeaderboardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template
 def leaderboard_view(page: LeaderboardPage) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(
-        LeaderboardButton(page.ruleset, page.page - 1, "Previous", disabled=page.page <= 1)
+        LeaderboardButton(
+            page.ruleset,
+            page.page - 1,
+            _p("leaderboard button", "Previous"),
+            disabled=page.page <= 1,
+        )
     )
     view.add_item(
-        LeaderboardButton(page.ruleset, page.page + 1, "Next", disabled=page.page >= page.pages)
+        LeaderboardButton(
+            page.ruleset,
+            page.page + 1,
+            _p("leaderboard button", "Next"),
+            disabled=page.page >= page.pages,
+        )
     )
     return view
 
@@ -126,7 +140,9 @@ class Ladder(commands.Cog):
         self.bot.add_dynamic_items(LeaderboardButton)
         duel = self.bot.tree.get_command("duel")
         if not isinstance(duel, app_commands.Group):
-            raise RuntimeError("the ladder cog needs the commander cog (its /duel group) first")
+            raise RuntimeError(
+                "the ladder cog needs the commander cog (its /duel group) first"  # i18n: not shown
+            )
         duel.add_command(duel_record, override=True)
 
     async def cog_unload(self) -> None:
@@ -153,7 +169,9 @@ class Ladder(commands.Cog):
         await answer_privately(interaction)
         guild_id = await require_guild(interaction)
         if not 1 <= page <= PAGE_MAX:  # a client that ignores the registered range
-            raise InvalidInput(f"Page {page} does not exist: pages are numbered from 1.")
+            raise InvalidInput(
+                _("Page {page} does not exist: pages are numbered from 1.", page=page)
+            )
         shown = await services_of(self.bot).ratings.leaderboard(guild_id, ruleset, page)
         await interaction.followup.send(
             embed=leaderboard_embed(shown), view=leaderboard_view(shown), ephemeral=True

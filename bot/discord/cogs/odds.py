@@ -9,6 +9,7 @@ from discord.ext import commands
 from bot.discord.checks import answer_privately
 from bot.discord.client import DuelBot, services_of
 from bot.discord.cogs.commander import DuelId, duel_autocomplete
+from bot.i18n.context import _
 from bot.presentation.discord_posts import fighter_text
 from bot.presentation.discord_replies import duel_title, odds_text
 from bot.rules import registry
@@ -33,12 +34,14 @@ class Odds(commands.Cog):
             view.id, DuelScope.of_caller(interaction.user.id, interaction.guild_id)
         )
         rules = registry.get_or_none(view.ruleset)
+        fighters = _(
+            "A: {a}; B: {b}. A's move is named first.",
+            a=fighter_text(rules, view.a.sheet),
+            b=fighter_text(rules, view.b.sheet),
+        )
         embed = discord.Embed(
-            title=f"Odds for {duel_title(view)}"[:256],
-            description=(
-                f"A: {fighter_text(rules, view.a.sheet)}; B: {fighter_text(rules, view.b.sheet)}. "
-                "A's move is named first.\n" + odds_text(odds)
-            )[:4096],
+            title=_("Odds for {duel}", duel=duel_title(view))[:256],
+            description=f"{fighters}\n{odds_text(odds)}"[:4096],
         )
         await interaction.followup.send(embed=embed, ephemeral=True)
 
@@ -51,8 +54,11 @@ class Odds(commands.Cog):
             return await duels.get_duel(duel, scope=DuelScope.of_caller(user_id, guild_id))
         mine = await duels.duels_in_scope(DuelScope.of_duellist(user_id, guild_id))
         if len(mine) != 1:
-            hint = " (`/duel list` shows the duels)." if guild_id is not None else "."
-            raise InvalidInput("Name the duel: `/odds duel:<number>`" + hint)
+            raise InvalidInput(
+                _("Name the duel: `/odds duel:<number>` (`/duel list` shows the duels).")
+                if guild_id is not None
+                else _("Name the duel: `/odds duel:<number>`.")
+            )
         return mine[0]
 
 

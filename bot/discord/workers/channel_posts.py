@@ -22,6 +22,8 @@ from bot.discord.workers.webhooks import (
     transient,
     webhook_username,
 )
+from bot.i18n.context import _
+from bot.i18n.translate import N_
 from bot.presentation.discord_posts import render_message, thread_name
 from bot.services.messages import DuelStart, OutboxMessage
 from bot.services.views import OutboxItem
@@ -29,7 +31,8 @@ from bot.services.views import OutboxItem
 log = logging.getLogger("bot.discord.workers.poster")
 
 NAME_TTL = 300.0  # seconds a commander's display name and avatar are reused
-FALLBACK_NAME = "DDA Commander"
+#: The name a post goes out under when the commander's cannot be looked up.
+FALLBACK_NAME = N_("DDA Commander")
 THREAD_ALREADY_EXISTS = 160004
 
 
@@ -42,7 +45,8 @@ class ChannelPosts:
         self.settings: Settings = bot.settings
         self.webhooks = webhooks
         self.forum_posts = forum_posts
-        self._names: dict[tuple[int, int], tuple[float, str, str | None]] = {}
+        # (server, commander) -> (until, display name or None: not found, avatar)
+        self._names: dict[tuple[int, int], tuple[float, str | None, str | None]] = {}
 
     async def channel(
         self, channel_id: int
@@ -59,7 +63,9 @@ class ChannelPosts:
                     raise
                 return self.bot.get_partial_messageable(channel_id)
         if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
-            raise discord.ClientException(f"channel {channel_id} is not a server channel")
+            raise discord.ClientException(
+                f"channel {channel_id} is not a server channel"  # i18n: not shown
+            )
         return channel
 
     async def post(self, post: OutboxItem) -> int:
@@ -70,11 +76,13 @@ class ChannelPosts:
             if isinstance(message, DuelStart):
                 behalf = None
                 if post.on_behalf_of is not None and post.guild_id is not None:
-                    behalf, _ = await self._display(post.guild_id, post.on_behalf_of)
+                    behalf, _avatar = await self._display(post.guild_id, post.on_behalf_of)
                 return await self.forum_posts.start(channel, post, message, behalf)
             channel = await self.channel(await self.forum_posts.post_of(post))
         if not isinstance(channel, discord.abc.Messageable):
-            raise discord.ClientException(f"cannot post in channel {post.target_id}")
+            raise discord.ClientException(
+                f"cannot post in channel {post.target_id}"  # i18n: not shown
+            )
         message_id: int | None = None
         if post.attempts > 1:
             message_id = await self._find_earlier(channel, post)
@@ -166,7 +174,7 @@ class ChannelPosts:
             kwargs["avatar_url"] = avatar
         if thread is not None:
             kwargs["thread"] = thread
-        for _ in range(2):
+        for _attempt in range(2):
             hook = await self.webhooks.for_channel(parent)
             if hook is None:
                 return None
@@ -209,8 +217,8 @@ class ChannelPosts:
         cached = self._names.get(key)
         now = time.monotonic()
         if cached is not None and cached[0] > now:
-            return cached[1], cached[2]
-        name: str = FALLBACK_NAME
+            return cached[1] or _(FALLBACK_NAME), cached[2]
+        name: str | None = None
         avatar: str | None = None
         try:
             guild = self.bot.get_guild(guild_id) or await self.bot.fetch_guild(guild_id)
@@ -225,7 +233,7 @@ class ChannelPosts:
         self._names[key] = (now + NAME_TTL, name, avatar)
         if len(self._names) > 1000:
             self._names = {k: v for k, v in self._names.items() if v[0] > now}
-        return name, avatar
+        return name or _(FALLBACK_NAME), avatar
 
     async def _start_thread(
         self, channel: discord.abc.GuildChannel | discord.Thread, message_id: int, start: DuelStart

@@ -80,9 +80,10 @@ class DmPosts:
             return
         status = await self.services.duels.round_status(message.duel_id)
         if not status.is_open or status.round_no != message.round_no:
-            raise PostSkipped(f"round {message.round_no} of duel #{message.duel_id} is not open")
+            number = f"{message.round_no} of duel #{message.duel_id}"
+            raise PostSkipped(f"round {number} is not open")  # i18n: not shown
         if isinstance(message, Reminder) and status.submitted.get(message.side):
-            raise PostSkipped("the duellist has moved")
+            raise PostSkipped("the duellist has moved")  # i18n: not shown
 
     async def post(self, post: OutboxItem) -> int | None:
         await self._still_relevant(post)
@@ -123,7 +124,9 @@ class DmPosts:
         edited: int | None = None
         targets = await self.services.outbox.button_messages(edit.round_id, edit.side)
         if any(target.in_flight for target in targets):
-            raise PromptInFlight(f"a prompt of round {edit.round_no} is being sent")
+            raise PromptInFlight(
+                f"a prompt of round {edit.round_no} is being sent"  # i18n: not shown
+            )
         for target in targets:
             prompt = target.message
             if target.message_id is None or not isinstance(prompt, RoundPrompt | Reminder):

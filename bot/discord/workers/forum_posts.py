@@ -26,6 +26,7 @@ import discord
 
 from bot.discord.client import ALLOWED_MENTIONS, DuelBot
 from bot.discord.forum import open_tag, tags_for
+from bot.i18n.context import _
 from bot.presentation.discord_posts import render_message, thread_name
 from bot.services.messages import DuelEnd, DuelStart, RoundResultPost, RoundUndone
 from bot.services.views import OutboxItem
@@ -39,8 +40,14 @@ class PostNotMadeYet(Exception):
     """A duel's post is not there yet; retried after the duel card has made it."""
 
 
-def thread_prefix(duel_id: int) -> str:
-    return f"Duel #{duel_id}:"
+def thread_prefixes(duel_id: int) -> tuple[str, ...]:
+    """How the name of a duel's post starts (``thread_name``: "Duel #7: A vs B"): in the
+    post's language, and in English (a post made before languages)."""
+    marker = "\x00"
+    named = _("Duel #{duel}: {a} vs {b}", duel=duel_id, a=marker, b="").split(marker)[0]
+    english = f"Duel #{duel_id}:"
+    # A translation that names the duellists first tells nothing by its start.
+    return (english, named.strip()) if str(duel_id) in named else (english,)
 
 
 class ForumPosts:
@@ -85,7 +92,7 @@ class ForumPosts:
     async def _find_post(self, forum: discord.ForumChannel, duel_id: int) -> int | None:
         """A post of the bot for this duel made by an earlier attempt, by its name."""
         me = self.bot.user
-        prefix = thread_prefix(duel_id)
+        prefixes = thread_prefixes(duel_id)
         threads: list[discord.Thread] = list(forum.threads)
         try:
             threads += await forum.guild.active_threads()
@@ -94,7 +101,7 @@ class ForumPosts:
         for thread in threads:
             if (
                 thread.parent_id == forum.id
-                and thread.name.startswith(prefix)
+                and thread.name.startswith(prefixes)
                 and (me is None or thread.owner_id == me.id)
             ):
                 return thread.id
@@ -106,11 +113,12 @@ class ForumPosts:
         """The duel's post for a post that was queued for the forum itself."""
         if post.duel_id is None:
             raise discord.ClientException(
-                f"outbox post {post.id} is for forum {post.target_id}, which takes no messages"
+                f"outbox post {post.id} is for forum {post.target_id}, "  # i18n: not shown
+                "which takes no messages"
             )
         duel = await self.services.duels.get_duel(post.duel_id)
         if duel.thread_id is None:
-            raise PostNotMadeYet(f"duel #{post.duel_id} has no forum post yet")
+            raise PostNotMadeYet(f"duel #{post.duel_id} has no forum post yet")  # i18n: not shown
         return duel.thread_id
 
     # -- tags follow the duel -----------------------------------------------------------

@@ -10,6 +10,8 @@ from datetime import timedelta
 import discord
 
 from bot.discord.workers.webhooks import transient
+from bot.i18n.context import _
+from bot.i18n.translate import N_
 from bot.presentation.discord_posts import marker_ids
 from bot.services.outbox import REROUTED_CHANNEL, REROUTED_DM
 from bot.services.views import OutboxItem
@@ -25,7 +27,7 @@ CLOCK_SLACK = timedelta(seconds=10)
 #: Discord's 404 codes for a channel post whose thread or forum post was deleted: Unknown
 #: Channel, Unknown Message. Retrying never helps; the post goes where the commander sees it.
 HOME_GONE = (10003, 10008)
-HOME_GONE_NOTE = (
+HOME_GONE_NOTE = N_(
     "The thread or forum post of duel #{duel_id} is gone, so this is posted here instead."
 )
 
@@ -40,7 +42,7 @@ def with_home_gone_note(content: str | None, post: OutboxItem) -> str | None:
     """A re-sent post says why it is here (its dedupe key carries the reroute suffix)."""
     if post.duel_id is None or not post.dedupe_key.endswith((REROUTED_CHANNEL, REROUTED_DM)):
         return content
-    note = HOME_GONE_NOTE.format(duel_id=post.duel_id)
+    note = _(HOME_GONE_NOTE, duel_id=post.duel_id)
     return note if not content else f"{note}\n{content}"
 
 

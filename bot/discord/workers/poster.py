@@ -38,12 +38,14 @@ from discord.ext import commands
 
 from bot.discord import pacing
 from bot.discord.client import DuelBot
+from bot.discord.languages import post_language
 from bot.discord.workers.channel_posts import ChannelPosts
 from bot.discord.workers.dm_posts import DmPosts, PromptInFlight
 from bot.discord.workers.forum_posts import ForumPosts
 from bot.discord.workers.loops import guarded, sleep_until_woken, stop_worker
 from bot.discord.workers.post_support import HOME_GONE, PostSkipped
 from bot.discord.workers.webhooks import WEBHOOK_NAME, ChannelWebhooks
+from bot.i18n.context import speaking
 from bot.services.messages import ButtonsClosed, MessageFormatError
 from bot.services.views import OutboxItem
 
@@ -150,12 +152,21 @@ class Poster(commands.Cog):
         for post in posts:
             try:
                 await asyncio.wait_for(
-                    self.services.outbox.mark_failed(post.id, "interrupted by shutdown"), 5
+                    self.services.outbox.mark_failed(
+                        post.id, "interrupted by shutdown"  # i18n: not shown
+                    ),
+                    5,
                 )
             except Exception:  # best effort: the lease runs out anyway
                 return
 
     async def deliver(self, post: OutboxItem) -> None:
+        # Every text of the post in the language chosen when it was queued: the duel's for a
+        # channel post, the member's for a DM (its re-sent copy and notes included).
+        with speaking(post_language(post)):
+            await self._deliver(post)
+
+    async def _deliver(self, post: OutboxItem) -> None:
         try:
             message_id = await asyncio.wait_for(self._post(post), timeout=POST_TIMEOUT)
         except asyncio.CancelledError:
@@ -262,7 +273,10 @@ class Poster(commands.Cog):
         if post.kind == ButtonsClosed.KIND and isinstance(post.message, ButtonsClosed):
             return await self.dms.close_buttons(post, post.message)
         if post.target == "user":
-            return await self.dms.post(post)
+            message_id = await self.dms.post(post)
+            # Their DM replies speak it too, while they have not used the bot themselves.
+            self.bot.member_languages.sent_dm(post.target_id, post_language(post))
+            return message_id
         return await self.channels.post(post)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import discord
 
+from bot.i18n.context import _
 from bot.services.container import Services
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,9 @@ class ChannelWebhooks:
             return hook
         try:
             hook = await parent.create_webhook(
-                name=WEBHOOK_NAME, reason="duelbot posts duel results on behalf of the commander"
+                name=WEBHOOK_NAME,
+                # Shown in the server's audit log, in the duel's language (the post's).
+                reason=_("duelbot posts duel results on behalf of the commander"),
             )
         except discord.HTTPException as exc:
             if transient(exc):
