@@ -74,7 +74,7 @@ COLOUR_WARN = discord.Colour.orange()
 
 # The marker is read back by the poster in every language: never translated.
 _MARKER = "duelbot post #{id}"  # i18n: not shown
-_MARKER_RE = re.compile(r"duelbot post #(\d+)(?!\d)")
+_MARKER_RE = re.compile(r"duelbot post #(\d+)(?!\d)")  # i18n: not shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,7 +571,8 @@ def _render(message: OutboxMessage) -> tuple[str | None, list[discord.Embed]]:
             return reminder(message)
         case PrivateNote():
             return private_note(message)
-    raise MessageFormatError(f"no rendering for outbox message kind {message.KIND!r}")
+    kind = message.KIND
+    raise MessageFormatError(f"no rendering for outbox message kind {kind!r}")  # i18n: not shown
 
 
 def render_message(

@@ -34,6 +34,16 @@ CLOSE_REASONS = {
     "all_submitted": N_("closed when every awaited duellist had chosen"),
 }
 
+#: A duel's and a round's status as stored, in words.
+STATUS_TEXT = {
+    "live": N_("live"),
+    "ended": N_("ended"),
+    "open": N_("open"),
+    "closed": N_("closed"),
+    "undone": N_("undone"),
+    "cancelled": N_("cancelled"),
+}
+
 VERIFY_HINT = N_(
     "Anyone can check this result: save the round's input with the revealed seed, the "
     "commitment and this result as JSON and run `duelbot verify FILE` "
@@ -50,6 +60,12 @@ def close_reason(reason: str) -> str:
     reason as it is."""
     known = CLOSE_REASONS.get(reason)
     return _(known) if known is not None else reason
+
+
+def status_text(status: str) -> str:
+    """A stored status ("live", "undone"...) in words, in the current language."""
+    known = STATUS_TEXT.get(status)
+    return _(known) if known is not None else status
 
 
 def one_line(text: Any) -> str:
