@@ -17,6 +17,13 @@ import discord
 
 from bot.i18n.context import _
 
+# The colours of posts and DMs.
+COLOUR_INFO = discord.Colour.blurple()
+COLOUR_END = discord.Colour.dark_grey()
+COLOUR_WARN = discord.Colour.orange()
+#: The colour of interaction replies (and the ladder's embeds).
+COLOUR_REPLY = discord.Colour.dark_red()
+
 # Discord's limits.
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
