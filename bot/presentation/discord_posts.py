@@ -4,6 +4,9 @@
 post. Every embed carries the marker ``duelbot post #<id>`` in its footer, which the poster
 looks for before posting again (a previous attempt may have landed before a timeout).
 
+Every text goes through the catalog (bot/i18n/context.py): the poster renders a post in its
+outbox row's language (``speaking(row.language)``), so nothing here takes a language.
+
 Names in payloads are user-controlled: every one goes through :func:`safe` (Markdown and
 mentions escaped, one line, bounded). Embeds are cut to Discord's limits by :func:`fit`.
 """
@@ -11,20 +14,31 @@ mentions escaped, one line, bounded). Embeds are cut to Discord's limits by :fun
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import discord
 
 from bot.archive.links import duel_page_url
+from bot.i18n.context import _
+from bot.i18n.translate import N_
+
+# The DMs (bot/presentation/discord_dms.py), named here too for the outbox's workers.
+from bot.presentation.discord_dms import LABEL_MAX as LABEL_MAX
+from bot.presentation.discord_dms import MAX_BUTTONS as MAX_BUTTONS
+from bot.presentation.discord_dms import button_label as button_label
+from bot.presentation.discord_dms import dm_buttons as dm_buttons
+from bot.presentation.discord_dms import dm_prompt, private_note, reminder
 from bot.presentation.discord_result import (
     duel_ref,
     result_embed,
     ruleset_name,
 )
 from bot.presentation.discord_text import (
+    COLOUR_END,
+    COLOUR_INFO,
+    COLOUR_WARN,
     CONTENT_MAX,
     fit,
     plain,
@@ -36,6 +50,7 @@ from bot.presentation.views import round_result_of_post
 from bot.presentation.words import (
     capital,
     closes_text,
+    round_label,
     rules_in_force,
     ruleset_or_none,
     ruleset_words,
@@ -44,13 +59,11 @@ from bot.presentation.words import (
 from bot.rules.base import Ruleset
 from bot.rules.terms import StepWords
 from bot.services.messages import (
-    MAX_MOVE_BUTTONS,
     ChallengePost,
     DmClosed,
     DuelEnd,
     DuelStart,
     MessageFormatError,
-    MoveChoice,
     OutboxMessage,
     Party,
     PrivateNote,
@@ -62,12 +75,9 @@ from bot.services.messages import (
     parse_message,
 )
 
-COLOUR_INFO = discord.Colour.blurple()
-COLOUR_END = discord.Colour.dark_grey()
-COLOUR_WARN = discord.Colour.orange()
-
-_MARKER = "duelbot post #{id}"
-_MARKER_RE = re.compile(r"duelbot post #(\d+)(?!\d)")
+# The marker is read back by the poster in every language: never translated.
+_MARKER = "duelbot post #{id}"  # i18n: not shown
+_MARKER_RE = re.compile(r"duelbot post #(\d+)(?!\d)")  # i18n: not shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +119,7 @@ def _finish(
     if behalf is not None and out:
         # Author names render neither Markdown nor pings; defuse mentions all the same.
         who = discord.utils.escape_mentions(plain(behalf))
-        out[0].set_author(name=f"Posted on behalf of {who}")
+        out[0].set_author(name=_("Posted on behalf of {who}", who=who))
     if content is not None:
         content = truncate(content, CONTENT_MAX)
     return Rendered(content, [fit(e) for e in out])
@@ -123,21 +133,29 @@ def duel_start(message: DuelStart) -> tuple[str | None, list[discord.Embed]]:
     rules = ruleset_or_none(message.ruleset)
     words = ruleset_words(message.ruleset)
     rnd, moves = words.round.one, words.move.many
+    ruleset = ruleset_name(message.ruleset)
     if words.closes == "itself":
-        how = (
-            f"A commander opens {rnd} 1; each {rnd} then closes by itself as soon as the "
-            f"awaited duellists have chosen, and the next opens. The duellists send their "
-            f"{moves} to the bot by DM (or `/move`); a secret one stays secret until its {rnd} "
-            "closes."
+        description = _(
+            "A duel begins under {ruleset}. A commander opens {round} 1; each {round} then "
+            "closes by itself as soon as the awaited duellists have chosen, and the next "
+            "opens. The duellists send their {moves} to the bot by DM (or `/move`); a secret "
+            "one stays secret until its {round} closes.",
+            ruleset=ruleset,
+            round=rnd,
+            moves=moves,
         )
     else:
-        how = (
-            f"A commander opens each {rnd}; the duellists send their {moves} to the bot by DM "
-            f"(or `/move`), and the {moves} stay secret until the {rnd} closes."
+        description = _(
+            "A duel begins under {ruleset}. A commander opens each {round}; the duellists "
+            "send their {moves} to the bot by DM (or `/move`), and the {moves} stay secret "
+            "until the {round} closes.",
+            ruleset=ruleset,
+            round=rnd,
+            moves=moves,
         )
     embed = discord.Embed(
-        title=f"{duel_ref(message.duel_id)}: {a} vs {b}",
-        description=f"A duel begins under {ruleset_name(message.ruleset)}. {how}",
+        title=_("{duel}: {a} vs {b}", duel=duel_ref(message.duel_id), a=a, b=b),
+        description=description,
         colour=COLOUR_INFO,
     )
     for side, party in (("a", message.a), ("b", message.b)):
@@ -149,7 +167,7 @@ def duel_start(message: DuelStart) -> tuple[str | None, list[discord.Embed]]:
         )
     if message.options is not None:
         embed.add_field(
-            name="Rules fixed for this duel",
+            name=_("Rules fixed for this duel"),
             value=rules_text(message.ruleset, message.options),
             inline=False,
         )
@@ -159,8 +177,11 @@ def duel_start(message: DuelStart) -> tuple[str | None, list[discord.Embed]]:
 def rules_text(ruleset: str, options: Mapping[str, Any]) -> str:
     """The rules a duel was fixed with at its start, one per line (for the card and
     `/duel status`); later server setting changes do not apply to it."""
-    lines = [f"{name}: {safe(meaning, 300)}" for name, meaning in rules_in_force(ruleset, options)]
-    lines.append("A change of the server's settings applies to later duels only.")
+    lines = [
+        _("{name}: {meaning}", name=name, meaning=safe(meaning, 300))
+        for name, meaning in rules_in_force(ruleset, options)
+    ]
+    lines.append(_("A change of the server's settings applies to later duels only."))
     return "\n".join(lines)
 
 
@@ -177,35 +198,73 @@ def round_open(message: RoundOpen) -> tuple[str | None, list[discord.Embed]]:
     a, b = _name(message.a), _name(message.b)
     words = step_words_of(message.ruleset, message.round_no, message.words)
     when = (
-        f"Deadline: {timestamp(message.deadline)}."
+        _("Deadline: {deadline}.", deadline=timestamp(message.deadline))
         if message.deadline is not None
-        else f"No deadline: {closes_text(words)}."
+        else _("No deadline: {closes}.", closes=closes_text(words))
     )
+    duel_id = message.duel_id
     if message.awaiting is not None:
         # A step of a multi-step duel (FoEQ): only the awaited duellists choose now.
         parties = {"a": message.a, "b": message.b}
-        who = " and ".join(_name(parties[s]) for s in message.awaiting) or "nobody"
+        awaited = [_name(parties[s]) for s in message.awaiting]
         how = (
-            f"Waiting for {who}: the bot has sent the choice by DM (or use "
-            f"`/move duel:{message.duel_id}` here)."
+            _(
+                "Waiting for {who}: the bot has sent the choice by DM (or use "
+                "`/move duel:{duel}` here).",
+                who=awaited[0],
+                duel=duel_id,
+            )
+            if len(awaited) == 1
+            else _(
+                "Waiting for {a} and {b}: the bot has sent the choice by DM (or use "
+                "`/move duel:{duel}` here).",
+                a=awaited[0],
+                b=awaited[1],
+                duel=duel_id,
+            )
+            if len(awaited) == 2
+            else _(
+                "Waiting for nobody: the bot has sent the choice by DM (or use "
+                "`/move duel:{duel}` here).",
+                duel=duel_id,
+            )
         )
     else:
-        how = (
-            f"Duellists: send your {words.move} to the bot by DM (use the buttons in its "
-            f"message, or type the {words.move}), or use `/move duel:{message.duel_id}` here. "
-            f"{capital(words.move)}s stay secret until the {words.round} closes."
+        how = _(
+            "Duellists: send your {move} to the bot by DM (use the buttons in its message, "
+            "or type the {move}), or use `/move duel:{duel}` here. {Move}s stay secret until "
+            "the {round} closes.",
+            move=words.move,
+            duel=duel_id,
+            Move=capital(words.move),
+            round=words.round,
         )
     embed = discord.Embed(
-        title=f"{duel_ref(message.duel_id)}, {words.label} is open: {a} vs {b}",
+        title=_(
+            "{duel}, {label} is open: {a} vs {b}",
+            duel=duel_ref(duel_id),
+            label=words.label,
+            a=a,
+            b=b,
+        ),
         description=f"{when}\n\n{how}",
         colour=COLOUR_INFO,
     )
     # In full (the reveal is checked against it), in the footer's small type (issue 26).
     embed.set_footer(
-        text=f"commitment (SHA-256 of this {words.round}'s secret seed): {message.commitment}"
+        text=_(
+            "commitment (SHA-256 of this {round}'s secret seed): {commitment}",
+            round=words.round,
+            commitment=message.commitment,
+        )
     )
     mentions = _mentions(message.a, message.b)
-    content = f"{mentions}: {words.label} of duel #{message.duel_id} is open."
+    content = _(
+        "{mentions}: {label} of duel #{duel} is open.",
+        mentions=mentions,
+        label=words.label,
+        duel=duel_id,
+    )
     return (content if mentions else None), [embed]
 
 
@@ -219,34 +278,46 @@ def round_undone(message: RoundUndone) -> tuple[str | None, list[discord.Embed]]
     # The message carries the outcome's id only (no names, no ruleset to word it): no
     # internal id is shown to people (issue 24); the undone result stays in the history.
     by = message.undone_by
-    who = f"<@{by}>" if by is not None else "A commander"
-    words = message.words or StepWords(f"round {round_no}")
+    words = message.words or StepWords(round_label(_("round"), round_no), _("round"), _("move"))
+    who = f"<@{by}>" if by is not None else _("A commander")
+    after = _(
+        "The duel is back to where it stood before that {round}; the undone result stays in "
+        "the history, and the next result says that it follows this undo.",
+        round=words.round,
+    )
+    voided = (
+        _("{who} voided the result of {label}.", who=who, label=words.label)
+        if by is not None
+        else _("A commander voided the result of {label}.", label=words.label)
+    )
     embed = discord.Embed(
-        title=f"{duel_ref(message.duel_id)}: {words.label} undone",
-        description=(
-            f"{who} voided the result of {words.label}. The duel is back to "
-            f"where it stood before that {words.round}; the undone result stays in the "
-            "history, and the next result says that it follows this undo."
-        ),
+        title=_("{duel}: {label} undone", duel=duel_ref(message.duel_id), label=words.label),
+        description=f"{voided} {after}",
         colour=COLOUR_WARN,
     )
     if message.reason:
-        embed.add_field(name="Undone by", value=who, inline=True)
-        embed.add_field(name="Reason", value=safe(message.reason, 400), inline=False)
+        embed.add_field(name=_("Undone by"), value=who, inline=True)
+        embed.add_field(name=_("Reason"), value=safe(message.reason, 400), inline=False)
     return None, [embed]
 
 
 def duel_end(message: DuelEnd) -> tuple[str | None, list[discord.Embed]]:
     a, b = _name(message.a), _name(message.b)
-    reason = safe(message.reason or "no reason given", 400)
-    lines = [f"Ended by a commander. Reason: {reason}"]
+    reason = safe(message.reason or _("no reason given"), 400)
+    lines = [_("Ended by a commander. Reason: {reason}", reason=reason)]
     if message.cancelled_round is not None:
-        words = message.words or StepWords(f"round {message.cancelled_round}")
+        words = message.words or StepWords(
+            round_label(_("round"), message.cancelled_round), _("round"), _("move")
+        )
         lines.append(
-            f"{capital(words.label)} was cancelled unresolved; its {words.move}s stay sealed."
+            _(
+                "{label} was cancelled unresolved; its {move}s stay sealed.",
+                label=capital(words.label),
+                move=words.move,
+            )
         )
     embed = discord.Embed(
-        title=f"{duel_ref(message.duel_id)} has ended: {a} vs {b}",
+        title=_("{duel} has ended: {a} vs {b}", duel=duel_ref(message.duel_id), a=a, b=b),
         description="\n".join(lines),
         colour=COLOUR_END,
     )
@@ -257,16 +328,32 @@ def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
     """A pre-duel challenge settled, in its ruleset's words: the headline as the title, the
     outcome sentence, each penalty in bold, the log, the duel it started, the roll."""
     challenger, challenged = safe(message.challenger.name), safe(message.challenged.name)
-    title = safe(message.headline, 200) if message.headline else f"{challenger} and {challenged}"
+    title = (
+        safe(message.headline, 200)
+        if message.headline
+        else _("{a} and {b}", a=challenger, b=challenged)
+    )
     lines = [f"{safe(message.sentence or message.outcome, 300)}."]
     lines.extend(f"**{safe(sentence, 300)}.**" for sentence in message.penalties)
     lines.extend(safe(line, 300) for line in message.log)
     if message.duel_id is not None:
         first = ruleset_words(message.ruleset).round.one
-        lines.append(f"Duel #{message.duel_id} begins: a commander opens {first} 1.")
+        lines.append(
+            _(
+                "Duel #{duel} begins: a commander opens {round} 1.",
+                duel=message.duel_id,
+                round=first,
+            )
+        )
     roll = message.revealed_roll
     if roll is not None:
-        lines.append(f"Roll: d{safe(roll.sides, 6)} = **{safe(roll.value, 6)}**.")
+        lines.append(
+            _(
+                "Roll: d{sides} = **{value}**.",
+                sides=safe(roll.sides, 6),
+                value=safe(roll.value, 6),
+            )
+        )
     embed = discord.Embed(
         title=title[:256],
         description="\n".join(lines)[:4000],
@@ -275,8 +362,12 @@ def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
     if roll is not None:
         # In full: a refused challenge has no duel, so no history or archive page holds it.
         embed.set_footer(
-            text=f"roll {plain(roll.label, 60)} · seed {message.seed} · commitment "
-            f"{message.commitment}"
+            text=_(
+                "roll {label} · seed {seed} · commitment {commitment}",
+                label=plain(roll.label, 60),
+                seed=message.seed,
+                commitment=message.commitment,
+            )
         )
     return None, [embed]
 
@@ -284,133 +375,18 @@ def challenge(message: ChallengePost) -> tuple[str | None, list[discord.Embed]]:
 def dm_closed(message: DmClosed) -> tuple[str | None, list[discord.Embed]]:
     """The notice for a duellist whose DMs are closed: who, and how to move. Nothing else."""
     duel_id = message.duel_id
-    text = (
-        f"<@{message.user_id}> cannot receive direct messages from the bot. Send your move for "
-        f"duel #{duel_id} with `/move duel:{duel_id} move:<choice>` (only you see the answer)."
+    text = _(
+        "{member} cannot receive direct messages from the bot. Send your move for duel "
+        "#{duel} with `/move duel:{duel} move:<choice>` (only you see the answer).",
+        member=f"<@{message.user_id}>",
+        duel=duel_id,
     )
     embed = discord.Embed(
-        title=f"{duel_ref(duel_id)}: a duellist's DMs are closed",
+        title=_("{duel}: a duellist's DMs are closed", duel=duel_ref(duel_id)),
         description=text,
         colour=COLOUR_WARN,
     )
     return text, [embed]
-
-
-# -- DMs ------------------------------------------------------------------------------
-
-
-def _deadline_text(deadline: datetime | None, words: StepWords) -> str:
-    if deadline is None:
-        return f"There is no deadline: {closes_text(words)}."
-    return f"Deadline: {timestamp(deadline)}."
-
-
-MAX_BUTTONS = MAX_MOVE_BUTTONS
-LABEL_MAX = 80  # characters of a button label
-
-
-def _how_to_move(moves: tuple[MoveChoice, ...], noun: str = "move") -> str:
-    if not moves or len(moves) > MAX_BUTTONS:
-        return f"Reply with your {noun} as text"
-    return f"Pick your {noun} with a button below, or reply with its name"
-
-
-_CODE_SPAN = re.compile(r"`([^`]{1,40})`")
-
-
-def _example_move(message: RoundPrompt) -> str:
-    """The example in a DM prompt: the ruleset's own (the last choice its help text shows)
-    when it is legal now, else the first legal choice."""
-    listed = [m.id for m in message.moves]
-    shown = _CODE_SPAN.findall(_help_of(message.ruleset))
-    if shown and shown[-1] in listed:
-        return safe(shown[-1], 40)
-    return safe(listed[0], 40) if listed else "help"
-
-
-def _help_paragraph(message: RoundPrompt) -> str:
-    """The ruleset's help (how to answer) when the buttons cannot list every choice."""
-    help_text = _help_of(message.ruleset)
-    if help_text and (not message.moves or len(message.moves) > MAX_BUTTONS):
-        return f"\n\n{truncate(help_text, 1000)}"
-    return ""
-
-
-def _help_of(ruleset_id: str) -> str:
-    """The ruleset's general help (how to answer), from the registry: payloads never carry
-    text that names moves."""
-    rules = ruleset_or_none(ruleset_id)
-    return rules.help_text() if rules is not None else ""
-
-
-def dm_prompt(message: RoundPrompt) -> tuple[str | None, list[discord.Embed]]:
-    duel_id = message.duel_id
-    words = step_words_of(message.ruleset, message.round_no, message.words)
-    opponent = safe(message.opponent)
-    if message.prompt:
-        # A step of a multi-step duel (FoEQ): the ruleset says what is asked.
-        secrecy = (
-            "Your choice stays secret."
-            if message.secret
-            else "This choice is made in the open: it is shown in the result."
-        )
-        embed = discord.Embed(
-            title=f"Duel #{duel_id}, {words.label}: your choice",
-            description=(
-                f"You are duelling **{opponent}**. {_deadline_text(message.deadline, words)}"
-                f"\n\n{truncate(message.prompt, 1500)}\n\n{_how_to_move(message.moves, 'choice')} "
-                f"(`#{duel_id} ...` first if you are in several duels). {secrecy}"
-            ),
-            colour=COLOUR_INFO,
-        )
-        return None, [embed]
-    example = _example_move(message)
-    embed = discord.Embed(
-        title=f"Duel #{duel_id}, {words.label}: your {words.move}",
-        description=(
-            f"You are duelling **{opponent}**. {_deadline_text(message.deadline, words)}\n\n"
-            f"{_how_to_move(message.moves, words.move)} (for example `{example}`, or "
-            f"`#{duel_id} {example}` if you are in several duels). "
-            f"Your {words.move} stays secret until the {words.round} closes."
-            + _help_paragraph(message)
-        ),
-        colour=COLOUR_INFO,
-    )
-    return None, [embed]
-
-
-def reminder(message: Reminder) -> tuple[str | None, list[discord.Embed]]:
-    duel_id = message.duel_id
-    words = step_words_of(message.ruleset, message.round_no, message.words)
-    embed = discord.Embed(
-        title=f"Reminder: duel #{duel_id}, {words.label}",
-        description=(
-            f"You have not sent a {words.move} yet for {words.label} against "
-            f"**{safe(message.opponent)}**.\n{_deadline_text(message.deadline, words)}\n\n"
-            f"{_how_to_move(message.moves, words.move)}."
-        ),
-        colour=COLOUR_WARN,
-    )
-    return None, [embed]
-
-
-def private_note(message: PrivateNote) -> tuple[str | None, list[discord.Embed]]:
-    """What only this duellist may learn from a step (their secret choices confirmed, the
-    opponent's Style learnt...). A DM, never a channel post."""
-    lines = [f"• {truncate(note, 500)}" for note in message.notes]
-    embed = discord.Embed(
-        title=f"Duel #{message.duel_id}, "
-        f"{step_words_of(message.ruleset, message.round_no, message.words).label}: "
-        "for your eyes only",
-        description="\n".join(lines) or "—",
-        colour=COLOUR_INFO,
-    )
-    embed.add_field(
-        name="Secret",
-        value=f"Only you receive this; **{safe(message.opponent)}** and the channel do not.",
-        inline=False,
-    )
-    return None, [embed]
 
 
 def _render(message: OutboxMessage) -> tuple[str | None, list[discord.Embed]]:
@@ -435,7 +411,8 @@ def _render(message: OutboxMessage) -> tuple[str | None, list[discord.Embed]]:
             return reminder(message)
         case PrivateNote():
             return private_note(message)
-    raise MessageFormatError(f"no rendering for outbox message kind {message.KIND!r}")
+    kind = message.KIND
+    raise MessageFormatError(f"no rendering for outbox message kind {kind!r}")  # i18n: not shown
 
 
 def render_message(
@@ -453,12 +430,12 @@ def render_message(
     if isinstance(message, RoundResultPost) and embeds:
         url = duel_page_url(archive_base_url, message.duel_id, message.guild_id)
         if url is not None and len(embeds[0].fields) < EMBED_MAX_FIELDS:
-            embeds[0].add_field(name=ARCHIVE_LINK_TITLE, value=url[:1024], inline=False)
+            embeds[0].add_field(name=_(ARCHIVE_LINK_TITLE), value=url[:1024], inline=False)
     return _finish(content, embeds, post_id, behalf)
 
 
 #: The result embed's field that links to the duel's archive page.
-ARCHIVE_LINK_TITLE = "Check every roll in your browser"
+ARCHIVE_LINK_TITLE = N_("Check every roll in your browser")
 EMBED_MAX_FIELDS = 25
 
 
@@ -474,21 +451,7 @@ def render_post(
     return render_message(parse_message(kind, payload), post_id=post_id, behalf=behalf)
 
 
-def dm_buttons(moves: Sequence[MoveChoice]) -> list[tuple[str, str]]:
-    """The move buttons of a DM prompt or reminder: the legal moves the service listed. Too
-    many for buttons: none; the prompt explains the text form."""
-    if len(moves) > MAX_BUTTONS:
-        return []
-    return [(m.id, button_label(m.label)) for m in moves]
-
-
-def button_label(label: str) -> str:
-    """A button label Discord accepts: one line, 1 to 80 characters (a long FoEQ reroll
-    label is cut with an ellipsis)."""
-    return plain(label, LABEL_MAX)
-
-
 def thread_name(message: DuelStart) -> str:
     """``Duel #N: A vs B`` as a thread name (plain text, at most 100 characters)."""
     a, b = plain(message.a.name, 40), plain(message.b.name, 40)
-    return plain(f"Duel #{message.duel_id}: {a} vs {b}", 100)
+    return plain(_("Duel #{duel}: {a} vs {b}", duel=message.duel_id, a=a, b=b), 100)

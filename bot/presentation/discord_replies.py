@@ -1,29 +1,41 @@
 """Pure rendering of service views into interaction replies (text and embeds). No I/O.
 
+Every text goes through the catalog (bot/i18n/context.py) in the caller's ``speaking``
+scope: an interaction's reply in the member's language, a DM in theirs.
+
 Nothing here ever shows a move of a round that is still open: views of open rounds carry
 only who has moved.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from decimal import Decimal
 
 import discord
+from babel import Locale
 
-from bot.i18n.choice import language_name, server_language, supported_language
+from bot.i18n.context import _, _n, current_language
 from bot.presentation.discord_posts import fighter_text, rules_text
-from bot.presentation.discord_text import ELLIPSIS, safe, timestamp, truncate
+
+# The settings reply (bot/presentation/discord_settings.py), named here too for the cogs.
+from bot.presentation.discord_settings import LATER_DUELS_ONLY as LATER_DUELS_ONLY
+from bot.presentation.discord_settings import later_duels_only as later_duels_only
+from bot.presentation.discord_settings import settings_embed as settings_embed
+from bot.presentation.discord_text import COLOUR_REPLY, ELLIPSIS, safe, timestamp, truncate
 from bot.presentation.views import history_view
 from bot.presentation.words import (
     capital,
     closes_text,
+    round_label,
     ruleset_words,
+    status_text,
     step_words_of,
     undone_note,
 )
 from bot.rules import registry
-from bot.rules.capabilities import HouseRules, capability
 from bot.rules.terms import StepWords
 from bot.services.views import (
     ChallengeOutcome,
@@ -35,24 +47,25 @@ from bot.services.views import (
     RoundClosed,
     RoundOpened,
     RoundStatus,
-    SettingsView,
     SubmissionReceipt,
-    window_text,
 )
 
-COLOUR = discord.Colour.dark_red()
+COLOUR = COLOUR_REPLY
 REPLY_MAX = 1900  # characters of a text reply (Discord allows 2,000; room for a notice)
 LINE_MAX = 400  # one line of a listing; a longer one is cut
 
 
 def earlier_note(count: int, *, at_least: bool = False) -> str:
     """Said where a listing leaves out its oldest entries."""
-    more = f"{count} or more" if at_least else str(count)
-    return f"{ELLIPSIS} {more} earlier: /duel export"
+    if at_least:
+        return _("{ellipsis} {count} or more earlier: /duel export", ellipsis=ELLIPSIS, count=count)
+    return _("{ellipsis} {count} earlier: /duel export", ellipsis=ELLIPSIS, count=count)
 
 
 def more_note(count: int, *, at_least: bool = False) -> str:
-    return f"{ELLIPSIS} and {count}{'+' if at_least else ''} more"
+    if at_least:
+        return _("{ellipsis} and {count}+ more", ellipsis=ELLIPSIS, count=count)
+    return _("{ellipsis} and {count} more", ellipsis=ELLIPSIS, count=count)
 
 
 def fit_lines(
@@ -98,31 +111,59 @@ def fit_lines(
 def deadline_text(when: datetime | None, words: StepWords | None = None) -> str:
     if when is None:
         if words is not None and words.closes == "itself":
-            return f"no deadline ({closes_text(words)})"
-        return f"no deadline (the commander closes the {words.round if words else 'round'})"
+            return _("no deadline ({closes})", closes=closes_text(words))
+        return _(
+            "no deadline (the commander closes the {round})",
+            round=words.round if words else _("round"),
+        )
     return timestamp(when)
 
 
 def receipt_text(receipt: SubmissionReceipt) -> str:
     words = receipt.words or step_words_of(None, receipt.round_no, None)
-    where = f"duel #{receipt.duel_id}, {words.label}"
     noun = capital(words.move)
     if receipt.changed_from is not None:
         before = receipt.changed_from_label or receipt.changed_from
-        head = f"{noun} changed from **{before}** to **{receipt.move_label}** for {where}."
-    else:
-        head = f"{noun} received: **{receipt.move_label}** for {where}."
-    lines = [head, f"Deadline: {deadline_text(receipt.deadline, words)}."]
-    if receipt.closed is not None:
-        lines.append(
-            f"All awaited {words.move}s are in: the {words.round} has closed and the result "
-            "is being posted."
-            if words.closes == "itself"
-            else f"All {words.move}s are in: the {words.round} has closed and the result is "
-            "being posted."
+        head = _(
+            "{Move} changed from **{before}** to **{after}** for duel #{duel}, {label}.",
+            Move=noun,
+            before=before,
+            after=receipt.move_label,
+            duel=receipt.duel_id,
+            label=words.label,
         )
     else:
-        lines.append(f"Your {words.move} stays secret until the {words.round} closes.")
+        head = _(
+            "{Move} received: **{chosen}** for duel #{duel}, {label}.",
+            Move=noun,
+            chosen=receipt.move_label,
+            duel=receipt.duel_id,
+            label=words.label,
+        )
+    lines = [head, _("Deadline: {deadline}.", deadline=deadline_text(receipt.deadline, words))]
+    if receipt.closed is not None:
+        lines.append(
+            _(
+                "All awaited {move}s are in: the {round} has closed and the result is being "
+                "posted.",
+                move=words.move,
+                round=words.round,
+            )
+            if words.closes == "itself"
+            else _(
+                "All {move}s are in: the {round} has closed and the result is being posted.",
+                move=words.move,
+                round=words.round,
+            )
+        )
+    else:
+        lines.append(
+            _(
+                "Your {move} stays secret until the {round} closes.",
+                move=words.move,
+                round=words.round,
+            )
+        )
     return "\n".join(lines)
 
 
@@ -134,25 +175,47 @@ def round_opened_text(opened: RoundOpened) -> str:
     words = step_words_of(duel.ruleset, opened.round_no, opened.words)
     names = {side: safe(duel.duellist(side).name) for side in ("a", "b")}
 
-    def who(sides: tuple[str, ...]) -> str:
+    def sent_buttons(sides: tuple[str, ...]) -> str:
         if len(sides) == 2:
-            return "Both duellists are"
-        return " and ".join(names[s] for s in sides) + " is"
+            return _("Both duellists are being sent their {move} buttons by DM.", move=words.move)
+        return _(
+            "{name} is being sent their {move} buttons by DM.",
+            name=names[sides[0]],
+            move=words.move,
+        )
+
+    def sent_prompt(sides: tuple[str, ...]) -> str:
+        if len(sides) == 2:
+            return _(
+                "Both duellists are being sent a prompt by DM, to answer with the {move} as "
+                "text.",
+                move=words.move,
+            )
+        return _(
+            "{name} is being sent a prompt by DM, to answer with the {move} as text.",
+            name=names[sides[0]],
+            move=words.move,
+        )
 
     buttons = tuple(s for s in opened.awaiting if s in opened.with_buttons)
     typed = tuple(s for s in opened.awaiting if s not in opened.with_buttons)
     sent = []
     if buttons:
-        sent.append(f"{who(buttons)} being sent their {words.move} buttons by DM.")
+        sent.append(sent_buttons(buttons))
     if typed:
-        sent.append(
-            f"{who(typed)} being sent a prompt by DM, to answer with the {words.move} as text."
-        )
+        sent.append(sent_prompt(typed))
     if not opened.awaiting:
-        sent.append("Nobody is asked to choose.")
+        sent.append(_("Nobody is asked to choose."))
     return (
-        f"{capital(words.label)} of duel #{duel.id} is open. Deadline: "
-        f"{deadline_text(opened.deadline, words)}.\nCommitment: `{opened.commitment}`\n"
+        _(
+            "{label} of duel #{duel} is open. Deadline: {deadline}.",
+            label=capital(words.label),
+            duel=duel.id,
+            deadline=deadline_text(opened.deadline, words),
+        )
+        + "\n"
+        + _("Commitment: `{commitment}`", commitment=opened.commitment)
+        + "\n"
         + " ".join(sent)
     )
 
@@ -161,24 +224,30 @@ def round_closed_text(closed: RoundClosed) -> str:
     """The `/round close` reply, in the ruleset's words."""
     duel = closed.duel
     noun = ruleset_words(duel.ruleset).round.one
-    label = closed.result.label or f"{noun} {closed.round_no}"
+    label = closed.result.label or round_label(noun, closed.round_no)
+    closed_text = _(
+        "{label} of duel #{duel} is closed; the result is being posted in {channel}.",
+        label=capital(label),
+        duel=duel.id,
+        channel=f"<#{duel.post_channel_id}>",
+    )
     # Said when the result ended the duel: no next round to open (the sandbox's guide
     # moves on to the export on these words).
-    over = ""
     if duel.status == "ended":
-        over = f" The duel is over: no {noun} opens after this one."
-    return (
-        f"{capital(label)} of duel #{duel.id} is closed; the result is being posted "
-        f"in <#{duel.post_channel_id}>.{over}"
-    )
+        return closed_text + " " + _(
+            "The duel is over: no {round} opens after this one.", round=noun
+        )
+    return closed_text
 
 
 def undone_reply(duel: DuelView) -> str:
     """The `/round undo` reply: the duel as it now stands, in its ruleset's words."""
     played = ruleset_words(duel.ruleset).round.count(duel.rounds_played)
-    return (
-        f"The last result of duel #{duel.id} was undone; the duel is {duel.live_text} with "
-        f"{played} played."
+    return _(
+        "The last result of duel #{duel} was undone; the duel is {state} with {played} played.",
+        duel=duel.id,
+        state=duel.live_text,
+        played=played,
     )
 
 
@@ -198,103 +267,20 @@ def profile_text(profile: ProfileView) -> str:
             f"{safe(label, 30)} {safe(value, 40)}" for label, value in rules.fighter_summary(sheet)
         )
         parts.append(f"{safe(rules.title, 40)} ({rules.id}): {summary or '—'}")
-    return f"**{safe(profile.display_name)}**: " + ("; ".join(parts) or "no stats yet")
-
-
-def settings_embed(settings: SettingsView, guild_locale: str | None = None) -> discord.Embed:
-    """The server's settings; ``guild_locale``: its preferred locale as Discord reports it
-    (what its public posts follow unless /config language chose a language)."""
-
-    def role(role_id: int | None) -> str:
-        return f"<@&{role_id}>" if role_id is not None else "not set"
-
-    embed = discord.Embed(title="duelbot settings for this server", colour=COLOUR)
-    embed.add_field(
-        name="Change of choice",
-        value="on: a duellist may change a move before the close"
-        if settings.change_of_choice
-        else "off: a submitted move is locked in for the round",
-        inline=False,
-    )
-    embed.add_field(name="Commander role", value=role(settings.commander_role_id))
-    embed.add_field(name="Admin role", value=role(settings.admin_role_id))
-    embed.add_field(
-        name="Missing move",
-        value="forfeit: the other duellist wins"
-        if settings.missing_move == "forfeit"
-        else "none: no move is made",
-        inline=False,
-    )
-    for name, value in house_rule_default_lines(settings):
-        embed.add_field(name=name, value=value, inline=False)
-    window = settings.undo_window
-    embed.add_field(
-        name="Undo window",
-        value=(
-            "off: results cannot be undone"
-            if not window
-            else f"{window_text(window)} after a round's close, until the next round opens"
-        )
-        + (" (the bot's default)" if settings.undo_window_is_default else ""),
-        inline=False,
-    )
-    embed.add_field(
-        name="Duel forum",
-        value=f"<#{settings.duel_forum_id}>: each new duel gets its own post there"
-        if settings.duel_forum_id is not None
-        else "none: a duel stays in the channel where it is started",
-        inline=False,
-    )
-    posts_in = language_name(server_language(settings.language, guild_locale))
-    embed.add_field(
-        name="Language",
-        value=f"{posts_in}: public posts (set with /config language)"
-        if supported_language(settings.language)
-        else f"{posts_in}: public posts follow the server's primary language",
-        inline=False,
-    )
-    embed.set_footer(text=LATER_DUELS_ONLY)
-    return embed
-
-
-def house_rule_default_lines(settings: SettingsView) -> list[tuple[str, str]]:
-    """(field name, value) per registered ruleset with house rules: each house rule a duel
-    of it starts with when /duel start does not give it, the server's own marked."""
-    lines = []
-    for ruleset in registry.all_rulesets():
-        rules = capability(ruleset, HouseRules)
-        if rules is None or not rules.house_rules():
-            continue
-        chosen = settings.house_rule_defaults.get(ruleset.id, {})
-        values = [
-            f"{rule.key}={chosen[rule.key]} (this server)"
-            if rule.key in chosen
-            else f"{rule.key}={rule.default}"
-            for rule in rules.house_rules()
-        ]
-        lines.append(
-            (f"House rules: {safe(ruleset.title, 60)}", truncate(safe(", ".join(values)), 1024))
-        )
-    return lines
-
-
-# Said by /config show and every /config answer that changes a rule of play.
-LATER_DUELS_ONLY = (
-    "Change of choice, missing move and house rules are fixed for a duel when it "
-    "starts: a change applies to duels started afterwards, and running duels keep their "
-    "rules (shown on their card and by /duel status)."
-)
+    return f"**{safe(profile.display_name)}**: " + ("; ".join(parts) or _("no stats yet"))
 
 
 def duel_title(duel: DuelView) -> str:
-    return f"Duel #{duel.id}: {safe(duel.a.name)} vs {safe(duel.b.name)}"
+    return _(
+        "Duel #{duel}: {a} vs {b}", duel=duel.id, a=safe(duel.a.name), b=safe(duel.b.name)
+    )
 
 
 def duel_state_text(duel: DuelView) -> str:
     if duel.status == "ended":
         if duel.winner is not None:
-            return f"ended: **{safe(duel.duellist(duel.winner).name)}** won"
-        return f"ended: {safe(duel.end_reason or 'no winner', 300)}"
+            return _("ended: **{name}** won", name=safe(duel.duellist(duel.winner).name))
+        return _("ended: {reason}", reason=safe(duel.end_reason or _("no winner"), 300))
     return duel.live_text
 
 
@@ -306,25 +292,31 @@ def duel_embed(duel: DuelView) -> discord.Embed:
             name=f"{d.side.upper()}: {safe(d.name)}",
             value=f"<@{d.user_id}>\n{fighter_text(rules, d.sheet)}",
         )
-    embed.add_field(name="State", value=duel_state_text(duel), inline=False)
+    embed.add_field(name=_("State"), value=duel_state_text(duel), inline=False)
     played = capital(ruleset_words(duel.ruleset).round.many)
-    embed.add_field(name=f"{played} played", value=str(duel.rounds_played))
-    embed.add_field(name="Channel", value=f"<#{duel.post_channel_id}>")
+    embed.add_field(name=_("{rounds} played", rounds=played), value=str(duel.rounds_played))
+    embed.add_field(name=_("Channel"), value=f"<#{duel.post_channel_id}>")
     embed.add_field(
-        name="Rules fixed for this duel", value=rules_text(duel.ruleset, duel.options), inline=False
+        name=_("Rules fixed for this duel"),
+        value=rules_text(duel.ruleset, duel.options),
+        inline=False,
     )
     if duel.open_round is not None:
         r = duel.open_round
         words = step_words_of(duel.ruleset, r.number, r.words)
         moved = [
-            f"{safe(duel.duellist(s).name)}: {'moved' if r.submitted[s] else 'waiting'}"
+            _("{name}: moved", name=safe(duel.duellist(s).name))
+            if r.submitted[s]
+            else _("{name}: waiting", name=safe(duel.duellist(s).name))
             for s in ("a", "b")
         ]
         embed.add_field(
-            name=f"{capital(words.label)} (open)",
-            value=f"Deadline: {deadline_text(r.deadline, words)}\n"
+            name=_("{label} (open)", label=capital(words.label)),
+            value=_("Deadline: {deadline}", deadline=deadline_text(r.deadline, words))
+            + "\n"
             + "\n".join(moved)
-            + f"\nCommitment: `{r.commitment}`",
+            + "\n"
+            + _("Commitment: `{commitment}`", commitment=r.commitment),
             inline=False,
         )
     return embed
@@ -334,21 +326,29 @@ def round_status_text(status: RoundStatus) -> str:
     duel = status.duel
     words = step_words_of(duel.ruleset, status.round_no or 0, status.words)
     if not status.is_open:
-        last = (
-            f"{words.label} was the last" if status.round_no else f"no {words.round} yet"
+        if status.round_no:
+            return _(
+                "{title}: no {round} is open ({label} was the last); the duel is {state}.",
+                title=duel_title(duel),
+                round=words.round,
+                label=words.label,
+                state=duel_state_text(duel),
+            )
+        return _(
+            "{title}: no {round} is open (no {round} yet); the duel is {state}.",
+            title=duel_title(duel),
+            round=words.round,
+            state=duel_state_text(duel),
         )
-        return (
-            f"{duel_title(duel)}: no {words.round} is open ({last}); the duel is "
-            f"{duel_state_text(duel)}."
-        )
-    lines = [f"{duel_title(duel)}, {words.label}: open."]
-    lines.append(f"Deadline: {deadline_text(status.deadline, words)}.")
+    lines = [_("{title}, {label}: open.", title=duel_title(duel), label=words.label)]
+    lines.append(_("Deadline: {deadline}.", deadline=deadline_text(status.deadline, words)))
     for side in ("a", "b"):
         who = safe(duel.duellist(side).name)
-        state = (
-            f"has sent a {words.move}" if status.submitted.get(side) else "has not moved yet"
+        lines.append(
+            _("- {name} has sent a {move}", name=who, move=words.move)
+            if status.submitted.get(side)
+            else _("- {name} has not moved yet", name=who)
         )
-        lines.append(f"- {who} {state}")
     return "\n".join(lines)
 
 
@@ -357,15 +357,23 @@ def duel_list_text(duels: list[DuelView], *, complete: bool = True) -> str:
     are left out and counted ("N earlier: /duel export"). ``complete=False``: the service had
     more than it returned, so the count is a lower bound."""
     if not duels:
-        return "No live duels in this server. A commander starts one with `/duel start`."
+        return _("No live duels in this server. A commander starts one with `/duel start`.")
     lines = []
     for d in duels:
         extra = ""
         if d.open_round is not None:
             label = step_words_of(d.ruleset, d.open_round.number, d.open_round.words).label
-            extra = f", {label} open ({timestamp(d.open_round.deadline)})"
+            deadline = timestamp(d.open_round.deadline)
+            extra = _(", {label} open ({deadline})", label=label, deadline=deadline)
         lines.append(
-            f"**#{d.id}** {safe(d.a.name)} vs {safe(d.b.name)}: {duel_state_text(d)}{extra}"
+            _(
+                "**#{duel}** {a} vs {b}: {state}",
+                duel=d.id,
+                a=safe(d.a.name),
+                b=safe(d.b.name),
+                state=duel_state_text(d),
+            )
+            + extra
         )
     return fit_lines([], lines, keep="first", note=earlier_note, hidden=0 if complete else 1)
 
@@ -376,7 +384,7 @@ def history_text(history: DuelHistory) -> str:
     noun = ruleset_words(duel.ruleset).round
     head = [f"**{duel_title(duel)}**: {duel_state_text(duel)}"]
     if not view.rounds:
-        head.append(f"No {noun.many} yet.")
+        head.append(_("No {rounds} yet.", rounds=noun.many))
     lines: list[str] = []
     for r in view.rounds:
         if r.status == "open":
@@ -387,14 +395,24 @@ def history_text(history: DuelHistory) -> str:
                 opened.words if opened is not None and opened.number == r.number else None,
             )
             lines.append(
-                f"{capital(words.label)}: open, deadline {deadline_text(r.deadline, words)}\n"
-                f"  commitment `{r.commitment}`"
+                _(
+                    "{label}: open, deadline {deadline}",
+                    label=capital(words.label),
+                    deadline=deadline_text(r.deadline, words),
+                )
+                + "\n  "
+                + _("commitment `{commitment}`", commitment=r.commitment)
             )
         elif r.status == "cancelled":
-            lines.append(f"{capital(noun.one)} {r.number}: cancelled when the duel was ended")
+            lines.append(
+                _(
+                    "{label}: cancelled when the duel was ended",
+                    label=capital(round_label(noun.one, r.number)),
+                )
+            )
         elif r.result is not None:
             result = r.result
-            moves = f"{result.a.move} vs {result.b.move}"
+            moves = _("{a} vs {b}", a=result.a.move, b=result.b.move)
             text = safe(result.sentence, 300)
             undone = ""
             if r.status == "undone":
@@ -403,21 +421,25 @@ def history_text(history: DuelHistory) -> str:
             after = (
                 ""
                 if r.follows_undo_of is None
-                else f" [after the undo of {noun.one} {r.follows_undo_of}]"
+                else " "
+                + _(
+                    "[after the undo of {label}]",
+                    label=round_label(noun.one, r.follows_undo_of),
+                )
             )
             # The seed and commitment in full: a result post shows them shortened.
-            fairness = (f"seed `{result.seed}` · " if result.seed else "") + (
-                f"commitment `{r.commitment}`"
-            )
+            fairness = (
+                _("seed `{seed}`", seed=result.seed) + " · " if result.seed else ""
+            ) + _("commitment `{commitment}`", commitment=r.commitment)
             # The round's line is cut, never its fairness line (LINE_MAX for both).
-            name = capital(result.label or f"{noun.one} {r.number}")
+            name = capital(result.label or round_label(noun.one, r.number))
             said = truncate(
                 f"{name}{undone}{after}: {moves}: {text}",
                 LINE_MAX - len(fairness) - 3,
             )
             lines.append(f"{said}\n  {fairness}")
         else:
-            lines.append(f"{capital(noun.one)} {r.number}: {r.status}")
+            lines.append(f"{capital(round_label(noun.one, r.number))}: {status_text(r.status)}")
     # Oldest first; when the rounds do not fit, the newest stay and the oldest are counted.
     return fit_lines(head, lines, keep="last", note=earlier_note)
 
@@ -426,14 +448,20 @@ def open_rounds_text(rounds: Sequence[OpenDuelForUser]) -> str:
     """A duellist's open rounds (the DM "status" answer), capped to fit one message:
     past that, "... and N more"."""
     lines = [
-        f"- duel #{r.duel_id} vs {safe(r.opponent_name)}, round {r.round_no}, "
-        f"deadline {deadline_text(r.deadline)}"
+        _(
+            "- duel #{duel} vs {opponent}, round {round}, deadline {deadline}",
+            duel=r.duel_id,
+            opponent=safe(r.opponent_name),
+            round=r.round_no,
+            deadline=deadline_text(r.deadline),
+        )
         for r in rounds
     ]
-    tail = f"Send your move, or `#{rounds[0].duel_id} <move>` to name the duel. {moves_help()}"
-    return fit_lines(
-        [f"Your open rounds ({len(rounds)}):"], lines, keep="first", note=more_note, tail=[tail]
-    )
+    tail = _(
+        "Send your move, or `#{duel} <move>` to name the duel.", duel=rounds[0].duel_id
+    ) + (" " + moves_help())
+    head = _n("Your open rounds ({count}):", "Your open rounds ({count}):", len(rounds))
+    return fit_lines([head], lines, keep="first", note=more_note, tail=[tail])
 
 
 def short_outcome(outcome: str, a_name: str, b_name: str) -> str:
@@ -453,11 +481,22 @@ def odds_text(odds: DuelOdds) -> str:
     a, b = safe(duel.a.name, 30), safe(duel.b.name, 30)
     lines = []
     for a_label, b_label, dist in odds.rows:
-        cells = ", ".join(
-            f"{short_outcome(o, a, b)} {float(p) * 100:.1f}%" for o, p in dist.items()
+        cells = ", ".join(f"{short_outcome(o, a, b)} {percent(float(p))}" for o, p in dist.items())
+        lines.append(
+            _("{a} vs {b}: {odds}", a=safe(a_label, 40), b=safe(b_label, 40), odds=cells)
         )
-        lines.append(f"{safe(a_label, 40)} vs {safe(b_label, 40)}: {cells}")
     return "\n".join(lines)
+
+
+def percent(share: float) -> str:
+    """A share (0.125) as a percentage with one decimal ("12.5%"; German "12,5 %")."""
+    # Rounded as before (Python's one decimal), then written the language's way: its own
+    # percent pattern with one decimal.
+    shown = Decimal(f"{share * 100:.1f}") / 100
+    locale = Locale.parse(current_language())
+    pattern = copy.copy(locale.percent_formats[None])
+    pattern.frac_prec = (1, 1)
+    return str(pattern.apply(shown, locale))
 
 
 def challenge_reply(outcome: ChallengeOutcome) -> str:
@@ -465,8 +504,8 @@ def challenge_reply(outcome: ChallengeOutcome) -> str:
     sentence, each penalty, the duel it started."""
     text = " ".join(f"{safe(s, 300)}." for s in (outcome.sentence, *outcome.penalties))
     if outcome.duel is not None:
-        text += (
-            f" Duel #{outcome.duel.id} started: open round 1 with "
-            f"`/round open duel:{outcome.duel.id}`."
+        text += " " + _(
+            "Duel #{duel} started: open round 1 with `/round open duel:{duel}`.",
+            duel=outcome.duel.id,
         )
     return text

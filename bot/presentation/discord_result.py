@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 
 import discord
 
+from bot.i18n.context import _, _n
 from bot.presentation.discord_text import FIELD_VALUE_MAX, safe, truncate
 from bot.presentation.views import RollLine, RoundResultView
-from bot.presentation.words import capital, ruleset_or_none
+from bot.presentation.words import capital, round_label, ruleset_or_none
 
 COLOUR_RESULT = discord.Colour.gold()
 
@@ -27,7 +28,7 @@ SIDE_LINE_MAX = 900
 
 
 def duel_ref(duel_id: int | None) -> str:
-    return f"Duel #{duel_id if duel_id is not None else '?'}"
+    return _("Duel #{duel}", duel=duel_id if duel_id is not None else "?")
 
 
 def ruleset_name(ruleset_id: str) -> str:
@@ -49,19 +50,28 @@ def line_fields(name: str, lines: Sequence[str], max_fields: int = 3) -> list[tu
             if len(fields) + 1 == max_fields:
                 left_out = len(lines) - index
                 break
-            fields.append((name if not fields else f"{name} (cont.)", "\n".join(chunk)))
+            fields.append((name if not fields else _continued(name), "\n".join(chunk)))
             chunk, size = [], 0
             extra = len(line)
         chunk.append(line)
         size += extra
     if left_out:
-        note = f"… and {left_out} more (see `/duel history`)"
+        note = _n(
+            "… and {count} more (see `/duel history`)",
+            "… and {count} more (see `/duel history`)",
+            left_out,
+        )
         while chunk and size + len(note) + 1 > FIELD_VALUE_MAX:
             size -= len(chunk.pop()) + 1
         chunk.append(note)
     if chunk or not fields:
-        fields.append((name if not fields else f"{name} (cont.)", "\n".join(chunk) or "—"))
+        fields.append((name if not fields else _continued(name), "\n".join(chunk) or "—"))
     return fields
+
+
+def _continued(name: str) -> str:
+    """The name of a field that continues the one named ``name``."""
+    return _("{name} (cont.)", name=name)
 
 
 def _dice_groups(rolls: Sequence[RollLine], show_sides: bool) -> str:
@@ -75,8 +85,8 @@ def _dice_groups(rolls: Sequence[RollLine], show_sides: bool) -> str:
             groups.append((roll.purpose, roll.sides, [str(roll.value)]))
     shown = []
     for purpose, sides, values in groups:
-        die = f" DICE{sides} =" if show_sides else ""
-        zero = " (X ≤ 0 gives 0)" if isinstance(sides, int) and sides <= 0 else ""
+        die = f" DICE{sides} =" if show_sides else ""  # i18n: not shown
+        zero = " " + _("(X ≤ 0 gives 0)") if isinstance(sides, int) and sides <= 0 else ""
         shown.append(f"{safe(purpose, 60)}{die} **{', '.join(values)}**{zero}")
     return "; ".join(shown)
 
@@ -88,11 +98,22 @@ def moves_and_dice(view: RoundResultView, names: Mapping[str, str]) -> list[str]
     lines = []
     for fighter in (view.a, view.b):
         rolled = [r for r in view.rolls if r.for_side == fighter.side]
-        dice = f" · rolled {_dice_groups(rolled, show_sides)}" if rolled else ""
-        lines.append(truncate(f"{names[fighter.side]}: **{fighter.move}**{dice}", SIDE_LINE_MAX))
+        name, move = names[fighter.side], fighter.move
+        line = (
+            _(
+                "{name}: **{move}** · rolled {dice}",
+                name=name,
+                move=move,
+                dice=_dice_groups(rolled, show_sides),
+            )
+            if rolled
+            else _("{name}: **{move}**", name=name, move=move)
+        )
+        lines.append(truncate(line, SIDE_LINE_MAX))
     other = [r for r in view.rolls if r.for_side not in names]
     if other:
-        lines.append(truncate(f"Dice: {_dice_groups(other, show_sides)}", SIDE_LINE_MAX))
+        line = _("Dice: {dice}", dice=_dice_groups(other, show_sides))
+        lines.append(truncate(line, SIDE_LINE_MAX))
     return lines
 
 
@@ -106,13 +127,14 @@ def footer_line(view: RoundResultView) -> str | None:
     """The fairness data and the duel's house rules, one short line under the result."""
     parts = []
     if view.seed is not None:
-        parts.append(f"seed {short_hex(view.seed)}")
+        parts.append(_("seed {seed}", seed=short_hex(view.seed)))
     if view.commitment is not None:
-        parts.append(f"commitment {short_hex(view.commitment)}")
+        parts.append(_("commitment {commitment}", commitment=short_hex(view.commitment)))
     if parts:
-        parts.append("full values: /duel history")
+        parts.append(_("full values: /duel history"))
     if view.house_rules:
-        parts.append(f"house rules: {truncate(' '.join(view.house_rules.split()), 600)}")
+        shown = truncate(" ".join(view.house_rules.split()), 600)
+        parts.append(_("house rules: {rules}", rules=shown))
     return " · ".join(parts) or None
 
 
@@ -143,7 +165,7 @@ def log_lines(view: RoundResultView, cited: str) -> list[str]:
 def result_embed(view: RoundResultView) -> discord.Embed:
     """The round result as a Discord embed: the one function of this format for it."""
     names = {f.side: safe(f.name) for f in (view.a, view.b)}
-    label = view.label or f"round {view.round_no}"
+    label = view.label or round_label(_("round"), view.round_no)
     lines = [f"**{safe(view.sentence, 300)}.**"]
     # The ruleset's name, as the close fixed it in the published round (its id when the
     # ruleset is no longer registered: then the log is shown without citations).
@@ -156,25 +178,94 @@ def result_embed(view: RoundResultView) -> discord.Embed:
     # does not say, nor whether the duel went on).
     how = []
     if view.closed_how:
-        going = "the duel is over" if view.ended else "the duel goes on"
-        how.append(f"{capital(label)} was {safe(view.closed_how, 200)}; {going}.")
+        how.append(closed_sentence(view, capital(label)))
     undo = view.follows_undo
     if undo is not None:
-        by = f" by <@{undo.undone_by}>" if undo.undone_by is not None else ""
-        reason = f" (reason: {safe(undo.reason, 300)})" if undo.reason else ""
-        how.append(f"It follows the undo of round {undo.round_no}{by}{reason}.")
+        how.append(
+            follows_undo_sentence(
+                undo.round_no,
+                f"<@{undo.undone_by}>" if undo.undone_by is not None else None,
+                safe(undo.reason, 300) if undo.reason else None,
+            )
+        )
     if how:
         lines.append(" ".join(how))
     embed = discord.Embed(
-        title=f"{duel_ref(view.duel_id)}, {label}: {names['a']} vs {names['b']}",
+        title=_(
+            "{duel}, {label}: {a} vs {b}",
+            duel=duel_ref(view.duel_id),
+            label=label,
+            a=names["a"],
+            b=names["b"],
+        ),
         description="\n".join(lines),
         colour=COLOUR_RESULT,
     )
     shown_log = log_lines(view, cited) if cited else [f"• {safe(x, 900)}" for x in view.log]
     cited_as = safe(cited, 60) if cited else safe(view.ruleset, 40)
-    for name, value in line_fields(f"Adjudication ({cited_as})", shown_log or ["—"], 3):
+    heading = _("Adjudication ({ruleset})", ruleset=cited_as)
+    for name, value in line_fields(heading, shown_log or ["—"], 3):
         embed.add_field(name=name, value=value, inline=False)
     footer = footer_line(view)
     if footer is not None:
         embed.set_footer(text=footer)
     return embed
+
+
+def closed_sentence(view: RoundResultView, label: str) -> str:
+    """How the round closed and whether the duel goes on, one sentence; ``label`` is the
+    round's, capitalised."""
+    reason, over = view.closed_reason, view.ended
+    if reason == "deadline":
+        return (
+            _("{label} was closed automatically at the deadline; the duel is over.", label=label)
+            if over
+            else _(
+                "{label} was closed automatically at the deadline; the duel goes on.",
+                label=label,
+            )
+        )
+    if reason == "commander":
+        return (
+            _("{label} was closed by a commander; the duel is over.", label=label)
+            if over
+            else _("{label} was closed by a commander; the duel goes on.", label=label)
+        )
+    if reason == "all_submitted":
+        return (
+            _(
+                "{label} was closed when every awaited duellist had chosen; the duel is over.",
+                label=label,
+            )
+            if over
+            else _(
+                "{label} was closed when every awaited duellist had chosen; the duel goes on.",
+                label=label,
+            )
+        )
+    how = safe(view.closed_how, 200)
+    return (
+        _("{label} was {how}; the duel is over.", label=label, how=how)
+        if over
+        else _("{label} was {how}; the duel goes on.", label=label, how=how)
+    )
+
+
+def follows_undo_sentence(round_no: int, by: str | None, reason: str | None) -> str:
+    """The undo a re-rolled result follows, one sentence (``by`` and ``reason`` as shown)."""
+    if by is not None and reason is not None:
+        return _(
+            "It follows the undo of round {round} by {by} (reason: {reason}).",
+            round=round_no,
+            by=by,
+            reason=reason,
+        )
+    if by is not None:
+        return _("It follows the undo of round {round} by {by}.", round=round_no, by=by)
+    if reason is not None:
+        return _(
+            "It follows the undo of round {round} (reason: {reason}).",
+            round=round_no,
+            reason=reason,
+        )
+    return _("It follows the undo of round {round}.", round=round_no)

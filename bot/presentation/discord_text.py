@@ -15,6 +15,15 @@ from typing import Any
 
 import discord
 
+from bot.i18n.context import _
+
+# The colours of posts and DMs.
+COLOUR_INFO = discord.Colour.blurple()
+COLOUR_END = discord.Colour.dark_grey()
+COLOUR_WARN = discord.Colour.orange()
+#: The colour of interaction replies (and the ladder's embeds).
+COLOUR_REPLY = discord.Colour.dark_red()
+
 # Discord's limits.
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
@@ -82,7 +91,7 @@ def timestamp(when: datetime | None, *, date_only: bool = False) -> str:
     ``<t:unix:R> (<t:unix:f>)``, relative and full ("no deadline" for None); ``date_only``:
     the day alone (``<t:unix:d>``, when a past duel ended)."""
     if when is None:
-        return "no deadline"
+        return _("no deadline")
     if date_only:
         return discord.utils.format_dt(when, "d")
     return f"{discord.utils.format_dt(when, 'R')} ({discord.utils.format_dt(when, 'f')})"
@@ -120,7 +129,8 @@ def fit(embed: discord.Embed) -> discord.Embed:
         for f in embed.fields
     ]
     if len(fields) > FIELDS_MAX:
-        fields = [*fields[: FIELDS_MAX - 1], ("…", "(more left out: too long for one post)", False)]
+        more = _("(more left out: too long for one post)")
+        fields = [*fields[: FIELDS_MAX - 1], ("…", more, False)]
     embed.clear_fields()
     for name, value, inline in fields:
         embed.add_field(name=name, value=value, inline=bool(inline))

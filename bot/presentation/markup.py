@@ -4,6 +4,9 @@ One layout per thing (a round result, a whole duel) written once over ``Markup``
 two subclasses say how each format writes bold, lists, code and headings and hold the
 format's one escape function (after avrae/d20's stringifiers: one result object,
 interchangeable renderers). A new text format is one more subclass.
+
+Every heading and sentence goes through the catalog (bot/i18n/context.py) in the caller's
+``speaking`` scope (an export in its duel's language).
 """
 
 from __future__ import annotations
@@ -11,15 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from bot.i18n.context import _
 from bot.presentation.views import HistoryView, RollLine, RoundResultView, RoundRow
 from bot.presentation.words import (
     VERIFY_HINT,
     capital,
     follows_undo_note,
     one_line,
+    round_label,
     rules_in_force,
     ruleset_title,
     ruleset_words,
+    status_text,
     undone_note,
 )
 
@@ -122,22 +128,31 @@ MARKUPS = {m.name: m for m in (MARKDOWN, BBCODE)}
 
 
 def _heading(a: str, b: str, duel_id: int | None, label: str) -> str:
-    where = []
+    if duel_id is not None and label:
+        return _("Duel {duel}, {label}: {a} vs {b}", duel=duel_id, label=label, a=a, b=b)
     if duel_id is not None:
-        where.append(f"Duel {duel_id}")
+        return _("Duel {duel}: {a} vs {b}", duel=duel_id, a=a, b=b)
     if label:
-        where.append(label)
-    prefix = ", ".join(where)
-    return f"{prefix}: {a} vs {b}" if prefix else f"{a} vs {b}"
+        return _("{label}: {a} vs {b}", label=label, a=a, b=b)
+    return _("{a} vs {b}", a=a, b=b)
 
 
 def _roll(m: Markup, roll: RollLine, names: dict[str, str]) -> str:
-    note = " (X <= 0 always yields 0)" if isinstance(roll.sides, int) and roll.sides <= 0 else ""
+    zero = isinstance(roll.sides, int) and roll.sides <= 0
     who = names.get(roll.for_side, m.escape(roll.for_side))
-    return (
-        f"{m.code(roll.label)}: DICE{roll.sides} = {roll.value}{note} for {who} "
-        f"({roll.purpose})"
-    )
+    fields = {
+        "label": m.code(roll.label),
+        "sides": roll.sides,
+        "value": roll.value,
+        "who": who,
+        "purpose": roll.purpose,
+    }
+    if zero:
+        return _(
+            "{label}: DICE{sides} = {value} (X <= 0 always yields 0) for {who} ({purpose})",
+            **fields,
+        )
+    return _("{label}: DICE{sides} = {value} for {who} ({purpose})", **fields)
 
 
 def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) -> str:
@@ -151,7 +166,7 @@ def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) 
     lines = [
         f"{m.bold(head)} ({ruleset_title(view.ruleset)})",
         "",
-        m.bold(f"Outcome: {sentence}"),
+        m.bold(_("Outcome: {sentence}", sentence=sentence)),
     ]
     duellists = [
         f"{m.bold(f'{f.side.upper()}: {names[f.side]}')}: "
@@ -160,23 +175,31 @@ def round_result(view: RoundResultView, m: Markup, *, verify_hint: bool = True) 
         for f in (view.a, view.b)
     ]
     if view.house_rules:
-        duellists.append(f"House rules: {m.escape(view.house_rules)}")
+        duellists.append(_("House rules: {rules}", rules=m.escape(view.house_rules)))
     lines += m.bullets(duellists)
-    lines += ["", m.bold("Rolls")]
-    lines += m.bullets([_roll(m, r, names) for r in view.rolls] or ["no dice were rolled"])
-    lines += ["", m.bold("Adjudication")]
+    lines += ["", m.bold(_("Rolls"))]
+    lines += m.bullets([_roll(m, r, names) for r in view.rolls] or [_("no dice were rolled")])
+    lines += ["", m.bold(_("Adjudication"))]
     lines += m.bullets(m.escape(line) for line in view.log)
+    winner = m.escape(view.winner) if view.winner is not None else _("none")
     lines += [
         "",
-        m.detail(f"Winner: {m.escape(view.winner) if view.winner is not None else 'none'}"),
+        m.detail(_("Winner: {winner}", winner=winner)),
         *(m.detail(f"{m.escape(label)}: {m.escape(value)}") for label, value in view.facts),
     ]
     if view.seed is not None:
-        lines.append(m.detail(f"Seed (revealed): {m.code(view.seed)}"))
+        lines.append(m.detail(_("Seed (revealed): {seed}", seed=m.code(view.seed))))
     if view.commitment is not None:
-        lines.append(m.detail(f"Commitment (SHA-256 of the seed): {m.code(view.commitment)}"))
+        lines.append(
+            m.detail(
+                _(
+                    "Commitment (SHA-256 of the seed): {commitment}",
+                    commitment=m.code(view.commitment),
+                )
+            )
+        )
     if verify_hint:
-        lines += ["", m.italic(m.prose(VERIFY_HINT))]
+        lines += ["", m.italic(m.prose(_(VERIFY_HINT)))]
     return "\n".join(lines) + "\n"
 
 
@@ -185,13 +208,13 @@ def _round_name(row: RoundRow, noun: str) -> str:
     choice", "Step 4"), else the ruleset's noun and the number."""
     if row.result is not None and row.result.label:
         return capital(row.result.label)
-    return f"{capital(noun)} {row.number}"
+    return capital(round_label(noun, row.number))
 
 
 def _round_title(row: RoundRow, m: Markup, noun: str) -> str:
     undone = ""
     if row.status == "undone":
-        by = f"user {row.undone_by}" if row.undone_by is not None else None
+        by = _("user {id}", id=row.undone_by) if row.undone_by is not None else None
         undone = undone_note(by, m.escape(row.undo_reason) if row.undo_reason else None)
     return f"{_round_name(row, noun)}{undone}{follows_undo_note(row.follows_undo_of)}"
 
@@ -200,14 +223,21 @@ def duel_export(history: HistoryView, m: Markup) -> str:
     """A whole duel in a text format. Rounds still open stay sealed: only their number,
     commitment and deadline appear."""
     d = history.duel
-    winner = f", winner {m.escape(d.winner_name)}" if d.winner_name else ""
+    shown = status_text(d.status)
+    status = (
+        _("Status: {status}, winner {winner}", status=shown, winner=m.escape(d.winner_name))
+        if d.winner_name
+        else _("Status: {status}", status=shown)
+    )
+    a, b = m.escape(d.a.name), m.escape(d.b.name)
     parts = [
-        m.heading(1, f"Duel {d.id}: {m.escape(d.a.name)} vs {m.escape(d.b.name)}"),
-        f"Status: {d.status}{winner}",
+        m.heading(1, _("Duel {duel}: {a} vs {b}", duel=d.id, a=a, b=b)),
+        status,
         "",
-        "Rules fixed for this duel:",
+        _("Rules fixed for this duel:"),
         *m.bullets(
-            f"{name}: {m.escape(meaning)}" for name, meaning in rules_in_force(d.ruleset, d.options)
+            _("{name}: {meaning}", name=name, meaning=m.escape(meaning))
+            for name, meaning in rules_in_force(d.ruleset, d.options)
         ),
         "",
     ]
@@ -216,9 +246,9 @@ def duel_export(history: HistoryView, m: Markup) -> str:
         name = _round_name(row, noun)
         if row.result is None:
             sealed = (
-                f"{name}: open (commitment {row.commitment})"
+                _("{name}: open (commitment {commitment})", name=name, commitment=row.commitment)
                 if row.status == "open"
-                else f"{name}: {row.status}"
+                else f"{name}: {status_text(row.status)}"
             )
             parts.append(m.heading(2, sealed) + "\n")
             continue

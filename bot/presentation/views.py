@@ -22,11 +22,12 @@ from typing import Any
 import msgspec
 
 from bot.presentation.words import (
-    CLOSE_REASONS,
     NEUTRAL_WORDS,
+    close_reason,
     house_rules_text,
     outcome_text,
     purpose_label,
+    round_label,
     ruleset_or_none,
 )
 from bot.rules.base import Ruleset
@@ -98,6 +99,9 @@ class RoundResultView:
     commitment: str | None
     # What only the round-result post says:
     closed_how: str | None = None
+    #: How it closed as the post stores it ("deadline", "commander", "all_submitted"):
+    #: renderers choose their whole sentence by it (``closed_how`` is its words).
+    closed_reason: str | None = None
     follows_undo: UndoNote | None = None
     ended: bool = False
     #: The ruleset's own (label, value) facts of the result (``Ruleset.result_facts``):
@@ -145,7 +149,7 @@ def round_result_view(
         return old.words if old is not None else NEUTRAL_WORDS
 
     move_noun = result.move_noun or words().move.one
-    label = result.label or ("" if round_no is None else f"{words().round.one} {round_no}")
+    label = result.label or ("" if round_no is None else round_label(words().round.one, round_no))
     sentence = result.sentence or outcome_text(result.outcome, names.a, names.b, result.ruleset)
     facts = result.facts
     if facts is None:
@@ -217,7 +221,8 @@ def round_result_of_post(message: RoundResultPost) -> RoundResultView:
         a=replace(view.a, name=message.a.name or view.a.name),
         b=replace(view.b, name=message.b.name or view.b.name),
         winner=message.winner_name,
-        closed_how=CLOSE_REASONS.get(message.reason, message.reason),
+        closed_how=close_reason(message.reason) if message.reason else message.reason,
+        closed_reason=message.reason,
         follows_undo=None if undo is None else UndoNote(undo.round_no, undo.undone_by, undo.reason),
         ended=message.ended,
     )

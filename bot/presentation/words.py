@@ -1,12 +1,17 @@
 """What the bot says, in plain words for every format (renderers escape what they show):
 move and roll labels, outcome sentences, the rules fixed for a duel, close reasons, the
-fairness hints. Every ruleset-specific word comes from the ruleset (bot/rules)."""
+fairness hints. Every ruleset-specific word comes from the ruleset (bot/rules).
+
+Every text here goes through the catalog (bot/i18n/context.py) in the caller's
+``speaking(...)`` scope; module constants are marked with ``N_`` and translated at use."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from bot.i18n.context import _, _p
+from bot.i18n.translate import N_
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.capabilities import HouseRules, capability
@@ -18,26 +23,49 @@ from bot.rules.terms import RulesetWords, StepWords
 NEUTRAL_WORDS = RulesetWords()
 
 PURPOSE_LABELS: dict[str, str] = {
-    "evade": "Evade",
-    "full_frontal_strike": "Full Frontal Strike",
+    "evade": N_("Evade"),
+    "full_frontal_strike": N_("Full Frontal Strike"),
 }
 
 #: How a round came to close, as a result says it.
 CLOSE_REASONS = {
-    "deadline": "closed automatically at the deadline",
-    "commander": "closed by a commander",
-    "all_submitted": "closed when every awaited duellist had chosen",
+    "deadline": N_("closed automatically at the deadline"),
+    "commander": N_("closed by a commander"),
+    "all_submitted": N_("closed when every awaited duellist had chosen"),
 }
 
-VERIFY_HINT = (
+#: A duel's and a round's status as stored, in words.
+STATUS_TEXT = {
+    "live": N_("live"),
+    "ended": N_("ended"),
+    "open": N_("open"),
+    "closed": N_("closed"),
+    "undone": N_("undone"),
+    "cancelled": N_("cancelled"),
+}
+
+VERIFY_HINT = N_(
     "Anyone can check this result: save the round's input with the revealed seed, the "
     "commitment and this result as JSON and run `duelbot verify FILE` "
     "(see docs/fairness.md)."
 )
-FAIRNESS_HINT = (
+FAIRNESS_HINT = N_(
     "Anyone can check this: `duelbot verify` re-derives the rolls from the revealed seed "
     "and checks it against the commitment (docs/fairness.md)."
 )
+
+
+def close_reason(reason: str) -> str:
+    """How a round closed (a ``CLOSE_REASONS`` key), in the current language; an unknown
+    reason as it is."""
+    known = CLOSE_REASONS.get(reason)
+    return _(known) if known is not None else reason
+
+
+def status_text(status: str) -> str:
+    """A stored status ("live", "undone"...) in words, in the current language."""
+    known = STATUS_TEXT.get(status)
+    return _(known) if known is not None else status
 
 
 def one_line(text: Any) -> str:
@@ -47,12 +75,20 @@ def one_line(text: Any) -> str:
 def undone_note(by: str | None, reason: str | None) -> str:
     """" (undone by X: reason)" after an undone round's title; ``by`` and ``reason`` as the
     format shows them (already escaped)."""
-    return " (undone" + (f" by {by}" if by else "") + (f": {reason}" if reason else "") + ")"
+    if by and reason:
+        return " " + _("(undone by {by}: {reason})", by=by, reason=reason)
+    if by:
+        return " " + _("(undone by {by})", by=by)
+    if reason:
+        return " " + _("(undone: {reason})", reason=reason)
+    return " " + _("(undone)")
 
 
 def follows_undo_note(round_no: int | None) -> str:
     """" (follows the undo of round N)" after a re-rolled round's title."""
-    return "" if round_no is None else f" (follows the undo of round {round_no})"
+    if round_no is None:
+        return ""
+    return " " + _("(follows the undo of round {round})", round=round_no)
 
 
 def ruleset_or_none(ruleset_id: str | None) -> Ruleset | None:
@@ -74,7 +110,13 @@ def step_words_of(ruleset_id: str | None, number: int, words: StepWords | None) 
     if words is not None:
         return words
     rw = ruleset_words(ruleset_id)
-    return StepWords(f"{rw.round.one} {number}", rw.round.one, rw.move.one, rw.closes)
+    return StepWords(round_label(rw.round.one, number), rw.round.one, rw.move.one, rw.closes)
+
+
+def round_label(noun: str, number: object) -> str:
+    """A round's (step's) label from the ruleset's noun and its number ("round 3")."""
+    # Translators: a round's label, {round} is the ruleset's noun ("round", "step").
+    return _p("round label", "{round} {number}", round=noun, number=number)
 
 
 def capital(text: str) -> str:
@@ -85,10 +127,11 @@ def capital(text: str) -> str:
 def closes_text(words: StepWords) -> str:
     """Who closes the round (step) when it has no deadline, as a sentence."""
     if words.closes == "itself":
-        return (
-            f"the {words.round} closes by itself as soon as the awaited duellists have chosen"
+        return _(
+            "the {round} closes by itself as soon as the awaited duellists have chosen",
+            round=words.round,
         )
-    return f"a commander closes the {words.round}"
+    return _("a commander closes the {round}", round=words.round)
 
 
 def setting_name(key: str) -> str:
@@ -100,28 +143,30 @@ def setting_name(key: str) -> str:
 def setting_value(value: Any) -> str:
     """A setting's value in words: a bool as yes/no, a side ("a"/"b") as the duellist."""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if value in ("a", "b"):
-        return f"duellist {str(value).upper()}"
+        return _("duellist {side}", side=str(value).upper())
     return one_line(str(value).replace("_", " "))
 
 
 def ruleset_title(ruleset_id: str) -> str:
     rules = registry.get_or_none(ruleset_id)
-    return rules.title if rules is not None else ruleset_id or "unknown ruleset"
+    return rules.title if rules is not None else ruleset_id or _("unknown ruleset")
 
 
 def side_name(state: Mapping[str, Any], side: str) -> str:
     """The display name of duellist ``side`` ("a"/"b"), "Duellist A" when unnamed."""
     duellist = state.get(side) or {}
     name = duellist.get("name") if isinstance(duellist, Mapping) else None
-    return name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
+    if isinstance(name, str) and name.strip():
+        return name
+    return _("Duellist {side}", side=side.upper())
 
 
 def move_label(ruleset_id: str, move: str | None) -> str:
     """A move's display label ("Full Frontal Strike"), or "no move"."""
     if move is None:
-        return "no move"
+        return _("no move")
     rules = registry.get_or_none(ruleset_id)
     if rules is None:
         return move
@@ -132,7 +177,10 @@ def move_label(ruleset_id: str, move: str | None) -> str:
 
 
 def purpose_label(purpose: str) -> str:
-    return PURPOSE_LABELS.get(purpose, purpose.replace("_", " ").title())
+    """A roll's purpose as words: a known one translated, another (a ruleset's own id)
+    read as words."""
+    known = PURPOSE_LABELS.get(purpose)
+    return _(known) if known is not None else purpose.replace("_", " ").title()
 
 
 def outcome_text(outcome: str, a_name: str, b_name: str, ruleset_id: str | None = None) -> str:
@@ -189,24 +237,28 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
     change = options.get("change_of_choice")
     lines.append(
         (
-            "Change of choice",
-            "not recorded"
+            _("Change of choice"),
+            _("not recorded")
             if change is None
-            else f"on: a duellist may change a {move} until the {rnd} closes"
+            else _(
+                "on: a duellist may change a {move} until the {round} closes",
+                move=move,
+                round=rnd,
+            )
             if change
-            else f"off: a submitted {move} is locked in for the {rnd}",
+            else _("off: a submitted {move} is locked in for the {round}", move=move, round=rnd),
         )
     )
     missing = options.get("missing_move")
     if _ruleset_uses(ruleset_id, "missing_move", "none", "forfeit"):
         lines.append(
             (
-                "Missing move",
-                "not recorded"
+                _("Missing move"),
+                _("not recorded")
                 if missing is None
-                else f"forfeit: a duellist without a {move} at the close loses"
+                else _("forfeit: a duellist without a {move} at the close loses", move=move)
                 if missing == "forfeit"
-                else f"{missing}: no {move} is made",
+                else _("{policy}: no {move} is made", policy=missing, move=move),
             )
         )
     rules = capability(ruleset_or_none(ruleset_id), HouseRules)
@@ -220,11 +272,11 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
         house = house_rules_text(ruleset_id, recorded_rules)
         lines.append(
             (
-                "House rules",
+                _("House rules"),
                 house
                 if house is not None
                 # Started before house rules were recorded: the readings of its time apply.
-                else "not recorded (the duel predates them)",
+                else _("not recorded (the duel predates them)"),
             )
         )
     params = options.get("params")
@@ -246,5 +298,5 @@ def rules_in_force(ruleset_id: str, options: Mapping[str, Any]) -> list[tuple[st
             for k, v in other.items()
         )
         if shown:
-            lines.append(("Duel settings", shown))
+            lines.append((_("Duel settings"), shown))
     return lines
