@@ -82,6 +82,7 @@ def render_ladder_page(
     ``language`` (None: English); ``title`` None: "Ladder" in it."""
     with speaking(language) as speaks:
         empty = text(_("No rated duel yet."))
+        all_duels = text(_("All duels"))
         body = "\n".join(_section(s) for s in sections if s.members) or (
             f'<section class="panel"><p class="muted">{empty}</p></section>'  # i18n: not shown
         )
@@ -99,7 +100,7 @@ def render_ladder_page(
                         "{all_duels}.",
                         all_duels=slot("all_duels"),
                     ),
-                    all_duels=f'<a href="index.html">{text(_("All duels"))}</a>',
+                    all_duels=f'<a href="index.html">{all_duels}</a>',
                 ),
                 "t_footer": text(_("Made by duelbot.")),
             },

@@ -44,10 +44,11 @@ def rating_chart_svg(points: Sequence[RatedPoint], *, title: str | None = None) 
         f"<title>{label}</title>"  # i18n: not shown
     )
     if not points:
+        nothing = escape(_("No rated duel yet"))
         return (
             head
             + f'<text x="{WIDTH // 2}" y="{HEIGHT // 2}" text-anchor="middle" '
-            f'fill="currentColor" font-size="14">{escape(_("No rated duel yet"))}</text></svg>'
+            f'fill="currentColor" font-size="14">{nothing}</text></svg>'
         )
     ratings = [float(p.rating) for p in points]
     low, high = min(ratings), max(ratings)

@@ -118,6 +118,12 @@ def _row(entry: dict[str, Any]) -> str:
     )
 
 
+def _ladder_link() -> str:
+    """The index's link to the ladder page, after its introduction."""
+    label = text(_("Leaderboards and ratings"))
+    return f' <a id="ladder-link" href="{LADDER_FILENAME}">{label}</a>.'  # i18n: not shown
+
+
 def _index_texts() -> dict[str, str]:
     """The index template's own texts (index.html's ``{{t_...}}``)."""
     return {
@@ -187,12 +193,7 @@ def render_index_page(
                 "ruleset_options": _options(x["ruleset"] for x in entries),
                 "status_options": _options((x["status"] for x in entries), _status_text),
                 "count": text(_n("{count} duel.", "{count} duels.", count)),
-                "ladder_link": (
-                    f' <a id="ladder-link" href="{LADDER_FILENAME}">'
-                    f"{text(_('Leaderboards and ratings'))}</a>."
-                    if ladder
-                    else ""
-                ),
+                "ladder_link": _ladder_link() if ladder else "",
                 **_index_texts(),
             },
         )
