@@ -181,7 +181,6 @@ def script_texts(export: dict[str, Any]) -> dict[str, Any]:
         "no_outcome": _("no outcome"),
         "outcome_winner": _("{outcome}: {name} wins", **kept("outcome", "name")),
         "outcome_ends": _("{outcome} (the duel ends)", **kept("outcome")),
-        "outcome_locked": _("{outcome} (locked in combat)", **kept("outcome")),
         "outcome_line": _("Outcome: {outcome}", **kept("outcome")),
         "closed": _("Closed {when}", **kept("when")),
         "closed_why": _("Closed {when} ({reason})", **kept("when", "reason")),

@@ -385,8 +385,8 @@
     } else {
       outcomeText = outcome ? humanize(outcome) : t("no_outcome");
       if (winner === "a" || winner === "b") outcomeText = t("outcome_winner", { outcome: outcomeText, name: nameOf(winner) });
+      // (A ruleset's own state, such as rule 2.14's lock, is in the result's facts.)
       if (get(result, "ended")) outcomeText = t("outcome_ends", { outcome: outcomeText });
-      else if (get(result, "locked") === true) outcomeText = t("outcome_locked", { outcome: outcomeText });
     }
     section.appendChild(el("p", { className: "outcome" }, t("outcome_line", { outcome: outcomeText })));
     var resultFacts = get(result, "facts");
