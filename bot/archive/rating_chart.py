@@ -13,6 +13,8 @@ from datetime import datetime
 from html import escape
 from typing import Protocol
 
+from bot.i18n.context import _
+
 
 class RatedPoint(Protocol):
     @property
@@ -30,22 +32,23 @@ def _num(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".") if value == value else "0"
 
 
-def rating_chart_svg(points: Sequence[RatedPoint], *, title: str = "Rating") -> str:
+def rating_chart_svg(points: Sequence[RatedPoint], *, title: str | None = None) -> str:
     """``points`` (oldest first) as an SVG line chart: one point per ended duel, the
     duel's index on x (duels, not days: a quiet month is not a flat line), the rating on y,
     a 0 line when the range crosses it, and the first and last dates under the axis. Each
     point carries a ``<title>`` (date and rating) for a hover tooltip."""
-    label = escape(title, quote=True)
+    label = escape(_("Rating") if title is None else title, quote=True)
     head = (
-        f'<svg class="rating-chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" '
-        f'role="img" aria-label="{label}" preserveAspectRatio="xMidYMid meet">'
-        f"<title>{label}</title>"
+        f'<svg class="rating-chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" '  # i18n: not shown
+        f'role="img" aria-label="{label}" preserveAspectRatio="xMidYMid meet">'  # i18n: not shown
+        f"<title>{label}</title>"  # i18n: not shown
     )
     if not points:
+        nothing = escape(_("No rated duel yet"))
         return (
             head
             + f'<text x="{WIDTH // 2}" y="{HEIGHT // 2}" text-anchor="middle" '
-            'fill="currentColor" font-size="14">No rated duel yet</text></svg>'
+            f'fill="currentColor" font-size="14">{nothing}</text></svg>'
         )
     ratings = [float(p.rating) for p in points]
     low, high = min(ratings), max(ratings)
@@ -75,19 +78,22 @@ def rating_chart_svg(points: Sequence[RatedPoint], *, title: str = "Rating") -> 
     )
     if low < 0 < high:
         parts.append(
-            f'<line class="zero" x1="{PAD_LEFT}" y1="{y(0):.1f}" x2="{WIDTH - PAD_RIGHT}" '
-            f'y2="{y(0):.1f}" stroke="currentColor" stroke-opacity="0.3" '
-            'stroke-dasharray="4 4"/>'
+            f'<line class="zero" x1="{PAD_LEFT}" y1="{y(0):.1f}" '  # i18n: not shown
+            f'x2="{WIDTH - PAD_RIGHT}" '  # i18n: not shown
+            f'y2="{y(0):.1f}" stroke="currentColor" stroke-opacity="0.3" '  # i18n: not shown
+            'stroke-dasharray="4 4"/>'  # i18n: not shown
         )
     coords = " ".join(f"{x(i):.1f},{y(r):.1f}" for i, r in enumerate(ratings))
     parts.append(
-        f'<polyline points="{coords}" fill="none" stroke="currentColor" stroke-width="2" '
-        'stroke-linejoin="round"/>'
+        f'<polyline points="{coords}" fill="none" '  # i18n: not shown
+        'stroke="currentColor" stroke-width="2" '  # i18n: not shown
+        'stroke-linejoin="round"/>'  # i18n: not shown
     )
     for i, (point, rating) in enumerate(zip(points, ratings, strict=True)):
         parts.append(
-            f'<circle cx="{x(i):.1f}" cy="{y(rating):.1f}" r="3" fill="currentColor">'
-            f"<title>{point.ended_at:%Y-%m-%d}: {rating:.1f}</title></circle>"
+            f'<circle cx="{x(i):.1f}" cy="{y(rating):.1f}" '  # i18n: not shown
+            'r="3" fill="currentColor">'  # i18n: not shown
+            f"<title>{point.ended_at:%Y-%m-%d}: {rating:.1f}</title></circle>"  # i18n: not shown
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -17,6 +17,8 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from bot.i18n.catalogs import SOURCE_LANGUAGE
+from bot.i18n.context import speaking
 from bot.presentation.words import older_house_rules
 from bot.rules import registry
 from bot.rules.base import SIDES
@@ -69,6 +71,10 @@ class DuelDocument(msgspec.Struct, frozen=True, kw_only=True):
     channel_id: str
     ruleset: str
     ruleset_title: str
+    # The language the duel's posts, export and archive page speak (issue 28): a catalog's
+    # name ("de"), fixed when the duel started; None: English (and every document from
+    # before languages). Texts of the document (house rules, summaries, notes) are in it.
+    language: str | None = None
     status: Literal["live", "ended"]
     secrets_revealed: bool
     winner: Side | None
@@ -134,8 +140,22 @@ def _start_snapshot(history: DuelHistory, side: str) -> dict[str, Any]:
     return {"name": view.name, **view.sheet}
 
 
-def duel_struct(history: DuelHistory) -> DuelDocument:
-    """The whole duel as the versioned export document."""
+def duel_language(history: DuelHistory) -> str | None:
+    """The language a duel speaks (``duels.language``, the server's at its start; issue
+    28), as the read model gives it; None: English."""
+    language = getattr(history.duel, "language", None)
+    return language if isinstance(language, str) and language else None
+
+
+def duel_struct(history: DuelHistory, language: str | None = None) -> DuelDocument:
+    """The whole duel as the versioned export document, its texts in ``language`` (else
+    the duel's own, ``duel_language``)."""
+    chosen = language or duel_language(history)
+    with speaking(chosen):
+        return _duel_struct(history, chosen)
+
+
+def _duel_struct(history: DuelHistory, language: str | None) -> DuelDocument:
     d = history.duel
     rules = registry.get_or_none(d.ruleset)
     # The house rules the duel runs: those fixed at its start (older duels: its params,
@@ -172,6 +192,7 @@ def duel_struct(history: DuelHistory) -> DuelDocument:
         channel_id=str(d.post_channel_id),
         ruleset=d.ruleset,
         ruleset_title=rules.title if rules is not None else d.ruleset,
+        language=None if language in (None, SOURCE_LANGUAGE) else language,
         status=d.status,  # type: ignore[arg-type]  # a duel is live or ended
         # Once the duel has ended nothing is withheld: every round can be re-adjudicated.
         secrets_revealed=d.status == "ended",
@@ -189,15 +210,15 @@ def duel_struct(history: DuelHistory) -> DuelDocument:
     )
 
 
-def duel_document(history: DuelHistory) -> dict[str, Any]:
+def duel_document(history: DuelHistory, language: str | None = None) -> dict[str, Any]:
     """The export document as JSON-ready builtins: the codec's output (what the archive
     page embeds and the JSON file holds)."""
-    return json_object(duel_struct(history))
+    return json_object(duel_struct(history, language))
 
 
-def document_json(history: DuelHistory) -> str:
+def document_json(history: DuelHistory, language: str | None = None) -> str:
     """The export document as the JSON file holds it (two-space indents, UTF-8)."""
-    encoded = msgspec.json.encode(duel_struct(history))
+    encoded = msgspec.json.encode(duel_struct(history, language))
     return msgspec.json.format(encoded, indent=2).decode("utf-8") + "\n"
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.sandbox.guard import BadRequest, RequestGuard, check_strings, parse_json_body
+from bot.sandbox.texts import page_language, render_index
 from bot.sandbox.world import Cast, Person
 from bot.standin import Attachment, FakeDiscord, FakeMessage, InteractionHandle
 from bot.standin import payloads as P
@@ -115,8 +116,15 @@ class SandboxApi:
 
     async def page(self, request: web.Request) -> web.Response:
         file = STATIC / PAGES[request.path]
+        body = file.read_bytes()
+        if file.suffix == ".html":
+            # The page's own texts in the visitor's language (bot/sandbox/texts.py).
+            language = page_language(
+                request.query.get("lang"), request.headers.get("Accept-Language")
+            )
+            body = render_index(body.decode("utf-8"), language).encode("utf-8")
         return web.Response(
-            body=file.read_bytes(),
+            body=body,
             content_type=CONTENT_TYPES[file.suffix],
             charset="utf-8",
             headers={"Content-Security-Policy": CSP, "Cache-Control": "no-store"},

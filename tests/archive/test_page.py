@@ -39,8 +39,8 @@ async def test_hostile_names_cannot_end_the_script_element(services: Services) -
     b = MemberRef(DAVE.user_id, "<!--<script>x</SCRIPT >")
     export = await export_of(services, await rule_2_14_duel(services, a, b))
     page = render_duel_page(export)
-    # The data's, the ruleset facts' and the code's.
-    assert len(re.findall(r"</script", page, re.IGNORECASE)) == 3
+    # The data's, the ruleset facts', the page's texts' and the code's.
+    assert len(re.findall(r"</script", page, re.IGNORECASE)) == 4
     assert "<!--" not in page
     assert json.loads(script_text(page, "duel-data")) == export
     # The server-side title is escaped; everything else is built from the JSON as text.
@@ -96,4 +96,4 @@ async def test_the_page_carries_what_the_ruleset_says_of_its_dice(services: Serv
         "dice": None,
         "log_dice_pattern": None,
     }
-    assert len(re.findall(r"</script", page, re.IGNORECASE)) == 3 and "<!--" not in page
+    assert len(re.findall(r"</script", page, re.IGNORECASE)) == 4 and "<!--" not in page

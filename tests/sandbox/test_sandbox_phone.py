@@ -280,7 +280,7 @@ def whole_rule_2_14_duel(web: Any, who: dict[str, str], size: tuple[int, int]) -
     click(web, "#run-command")
     status = by_css(web, "#action-status")[0]
     wait(web, lambda: status.get_attribute("data-state") == "error")
-    assert "needs these required options: duel" in status.text and "[" not in status.text
+    assert "needs this required option: duel" in status.text and "[" not in status.text
     assert by_css(web, "#opt-duel")[0].get_attribute("aria-invalid") == "true"
 
     guided(web)

@@ -7,6 +7,21 @@
   var ruleset = document.getElementById("filter-ruleset");
   var status = document.getElementById("filter-status");
   var count = document.getElementById("filter-count");
+  // "Showing 1 of 2 duels." in the index's language: one template per plural category,
+  // written by the index's builder (bot/archive/site.py).
+  var textsNode = document.getElementById("archive-texts");
+  var texts = textsNode ? JSON.parse(textsNode.textContent) : {};
+  var plurals;
+  try { plurals = new Intl.PluralRules(document.documentElement.lang || "en"); }
+  catch (e) { plurals = new Intl.PluralRules("en"); }
+
+  function showing(shown, total) {
+    var forms = texts.showing || {};
+    var template = forms[plurals.select(total)] || forms.other || "{shown} / {count}";
+    return template.replace(/\{([a-z_]+)\}/g, function (whole, name) {
+      return name === "shown" ? String(shown) : name === "count" ? String(total) : whole;
+    });
+  }
 
   function apply() {
     var who = duellist.value.trim().toLocaleLowerCase();
@@ -19,7 +34,7 @@
       row.hidden = !visible;
       if (visible) shown++;
     });
-    count.textContent = "Showing " + shown + " of " + rows.length + " duel" + (rows.length === 1 ? "" : "s") + ".";
+    count.textContent = showing(shown, rows.length);
   }
 
   var query = new URLSearchParams(location.search);

@@ -20,6 +20,14 @@
     if (typeof source === "string" && source) logPattern = new RegExp(source, "g");
   } catch (e) { logPattern = null; }
   var verifyCommand = "duelbot verify duel-" + data.duel_id + ".json";
+  // The page's own texts in the duel's language, built by the page's builder from the
+  // catalogs (bot/archive/page_texts.py): templates with {fields}, plural texts by CLDR
+  // category, and the moments shown, as the reader's locale writes them.
+  var textsNode = document.getElementById("duel-texts");
+  var TEXTS = textsNode ? JSON.parse(textsNode.textContent) : {};
+  var LANG = document.documentElement.lang || "en";
+  var plurals = null;
+  try { plurals = new Intl.PluralRules(LANG); } catch (e) { plurals = new Intl.PluralRules("en"); }
 
   /* -- reading the JSON ---------------------------------------------------------------- */
 
@@ -38,12 +46,28 @@
   function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
   function get(obj, key) { return isObject(obj) && key in obj ? obj[key] : undefined; }
 
+  /* A text of the page: its template with each {field} filled in one pass (a value is never
+   * searched for fields itself). A plural text takes the form for fields.count. */
+  function t(key, fields) {
+    var template = get(TEXTS, key);
+    if (isObject(template)) {
+      var count = fields ? fields.count : undefined;
+      var category = "other";
+      try { category = plurals.select(Number(count)); } catch (e) { category = "other"; }
+      template = get(template, category) || get(template, "other");
+    }
+    if (typeof template !== "string") template = key;
+    return template.replace(/\{([a-z_]+)\}/g, function (whole, name) {
+      return fields && name in fields ? String(fields[name]) : whole;
+    });
+  }
+
   function nameOf(side) {
     var fromDuellists = get(get(data.duellists, side), "name");
     if (typeof fromDuellists === "string" && fromDuellists) return fromDuellists;
     var fighter = get(get(data, "fighters"), side);
     if (typeof get(fighter, "name") === "string") return fighter.name;
-    return "Duellist " + String(side).toUpperCase();
+    return t("duellist", { side: String(side).toUpperCase() });
   }
 
   /* -- small DOM helpers --------------------------------------------------------------- */
@@ -77,13 +101,13 @@
 
   function formatValue(v) {
     if (v === null || v === undefined) return "\u2014";
-    if (typeof v === "boolean") return v ? "yes" : "no";
+    if (typeof v === "boolean") return v ? t("yes") : t("no");
     if (typeof v === "bigint" || typeof v === "number") return String(v);
     if (typeof v === "string") return v === "" ? "\u2014" : v;
-    if (Array.isArray(v)) return v.length ? v.map(formatValue).join(", ") : "none";
+    if (Array.isArray(v)) return v.length ? v.map(formatValue).join(", ") : t("none");
     if (isObject(v)) {
       var keys = Object.keys(v);
-      if (!keys.length) return "none";
+      if (!keys.length) return t("none");
       return keys.map(function (k) { return humanize(k) + ": " + formatValue(v[k]); }).join("; ");
     }
     return String(v);
@@ -91,6 +115,8 @@
 
   function when(iso) {
     if (typeof iso !== "string" || !iso) return null;
+    var shown = get(get(TEXTS, "dates"), iso);
+    if (typeof shown === "string") return shown;
     var d = new Date(iso);
     if (isNaN(d.getTime())) return iso;
     return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
@@ -133,51 +159,59 @@
   }
 
   function renderHeader() {
-    var title = "Duel #" + data.duel_id + ": " + nameOf("a") + " vs " + nameOf("b");
+    var title = t("duel_title", { duel: data.duel_id, a: nameOf("a"), b: nameOf("b") });
     document.title = title;
     document.getElementById("duel-title").textContent = title;
-    var ruleset = data.ruleset_title || data.ruleset || "unknown ruleset";
+    var ruleset = data.ruleset_title || data.ruleset || t("unknown_ruleset");
     var status = data.status === "ended"
-      ? (data.winner_name ? "won by " + data.winner_name : "ended")
-      : String(data.status || "");
+      ? (data.winner_name ? t("won_by", { name: data.winner_name }) : statusText("ended"))
+      : statusText(data.status);
     document.getElementById("duel-subtitle").textContent = ruleset + " \u00b7 " + status;
 
     var undone = rounds.filter(function (r) { return r.status === "undone"; }).length;
+    var how = data.end_kind ? t("end_kind_" + data.end_kind) : null;
+    if (how === "end_kind_" + data.end_kind) how = humanize(data.end_kind).toLowerCase();
     facts(document.getElementById("duel-facts"), [
-      ["Duel", "#" + data.duel_id],
-      ["Ruleset", data.ruleset_title ? data.ruleset_title + " (" + data.ruleset + ")" : data.ruleset],
-      ["Status", data.status + (data.end_kind ? " (" + humanize(data.end_kind).toLowerCase() + ")" : "")],
-      ["Winner", data.winner_name || (data.status === "ended" ? "none" : null)],
-      ["How it ended", data.end_reason],
-      ["Started", when(data.created_at)],
-      ["Ended", when(data.ended_at)],
-      ["Rounds", rounds.length + (undone ? " (" + undone + " undone)" : "")],
-      ["Rolls", rollCount()],
-      ["Export format", data.format ? data.format + (data.version !== undefined ? " v" + data.version : "") : null],
-      ["Exported", when(data.exported_at)]
+      [t("fact_duel"), "#" + data.duel_id],
+      [t("fact_ruleset"), data.ruleset_title ? data.ruleset_title + " (" + data.ruleset + ")" : data.ruleset],
+      [t("fact_status"), how ? t("status_how", { status: statusText(data.status), how: how }) : statusText(data.status)],
+      [t("fact_winner"), data.winner_name || (data.status === "ended" ? t("none") : null)],
+      [t("fact_how_it_ended"), data.end_reason],
+      [t("fact_started"), when(data.created_at)],
+      [t("fact_ended"), when(data.ended_at)],
+      [t("fact_rounds"), undone ? t("rounds_undone", { rounds: rounds.length, count: undone }) : rounds.length],
+      [t("fact_rolls"), rollCount()],
+      [t("fact_export_format"), data.format ? data.format + (data.version !== undefined ? " v" + data.version : "") : null],
+      [t("fact_exported"), when(data.exported_at)]
     ]);
+  }
+
+  /* A duel's status in the page's language (an unknown one as the export has it). */
+  function statusText(status) {
+    if (status === "live" || status === "ended") return t("status_" + status);
+    return String(status || "");
   }
 
   /* The sheet of a side as snapshotted: the export's own snapshot when it has one, else the
    * state before the first round, else the state after the first round with a result. */
   function sheetOf(side) {
     var candidates = [
-      [get(get(data, "fighters"), side), "as snapshotted when the duel started"],
-      [get(get(data.duellists, side), "sheet"), "as snapshotted when the duel started"],
-      [get(get(rounds[0], "state_before"), side), "before round " + get(rounds[0], "number")]
+      [get(get(data, "fighters"), side), t("sheet_snapshot")],
+      [get(get(data.duellists, side), "sheet"), t("sheet_snapshot")],
+      [get(get(rounds[0], "state_before"), side), t("sheet_before", { number: get(rounds[0], "number") })]
     ];
     for (var i = 0; i < rounds.length; i++) {
       var st = get(get(rounds[i], "result"), "state");
       if (isObject(get(st, side))) {
-        candidates.push([st[side], "after round " + rounds[i].number + " (this export has no snapshot of the start)"]);
+        candidates.push([st[side], t("sheet_after", { number: rounds[i].number })]);
         break;
       }
     }
-    candidates.push([data.duellists && data.duellists[side], "as exported"]);
+    candidates.push([data.duellists && data.duellists[side], t("sheet_exported")]);
     for (var j = 0; j < candidates.length; j++) {
       if (isObject(candidates[j][0])) return candidates[j];
     }
-    return [{}, "not in this export"];
+    return [{}, t("sheet_missing")];
   }
 
   function renderDuellists() {
@@ -185,11 +219,11 @@
     SIDES.forEach(function (side) {
       var found = sheetOf(side);
       var heading = el("h2", null, nameOf(side));
-      if (data.winner === side) heading.appendChild(el("span", { className: "winner", text: "winner" }));
+      if (data.winner === side) heading.appendChild(el("span", { className: "winner", text: t("winner") }));
       box.appendChild(el("article", { className: "duellist", "data-side": side },
-        el("p", { className: "kicker", text: "Duellist " + side.toUpperCase() }),
+        el("p", { className: "kicker", text: t("duellist", { side: side.toUpperCase() }) }),
         heading,
-        el("p", { className: "source muted", text: "Sheet " + found[1] }),
+        el("p", { className: "source muted", text: found[1] }),
         sheetFacts(found[0])));
     });
   }
@@ -226,11 +260,11 @@
     var houseRules = isObject(data.house_rules) ? data.house_rules : get(firstState, "house_rules");
     if (isObject(houseRules)) {
       Object.keys(houseRules).forEach(function (p) {
-        facts(dl, [[humanize(p) + " (house rule)", houseRules[p]]]);
+        facts(dl, [[t("house_rule", { name: humanize(p) }), houseRules[p]]]);
         listed = true;
       });
     }
-    if (!listed) dl.appendChild(el("dd", { className: "muted", text: "This export lists no options." }));
+    if (!listed) dl.appendChild(el("dd", { className: "muted", text: t("no_options") }));
   }
 
   /* Which log line each roll fed. An explicit roll.log_index wins; otherwise consecutive
@@ -238,7 +272,11 @@
    * match on that names the roller and, after the word "roll", gives the group's values one
    * after another (then the same without the name). A guess from the text, shown as such. */
   function numbersAfterRoll(line) {  // the numbers after the first "roll" of the line
-    var at = String(line).search(/roll/i);
+    var lower = String(line).toLowerCase();
+    var at = lower.indexOf("roll");
+    var word = String(t("log_roll_word")).toLowerCase();  // the log's word in its language
+    var own = word && word !== "roll" ? lower.indexOf(word) : -1;
+    if (own >= 0 && (at < 0 || own < at)) at = own;
     return at < 0 ? [] : (String(line).slice(at).match(/\d+/g) || []);
   }
   function hasRun(haystack, needles) {  // needles appear one after another in haystack
@@ -278,8 +316,8 @@
   }
 
   function rangeText(indices) {
-    if (indices.length === 1) return "roll #" + indices[0];
-    return "rolls #" + indices[0] + "\u2013#" + indices[indices.length - 1];
+    if (indices.length === 1) return t("roll_one", { index: indices[0] });
+    return t("roll_range", { first: indices[0], last: indices[indices.length - 1] });
   }
 
   /* A round's name in its ruleset's words: the label its close fixed ("Step 4", "Round 1,
@@ -287,7 +325,7 @@
   function roundName(r, result) {
     var label = get(result, "label");
     if (typeof label === "string" && label) return label.charAt(0).toUpperCase() + label.slice(1);
-    return "Round " + r.number;
+    return t("round", { number: r.number });
   }
 
   function renderRound(r) {
@@ -298,26 +336,27 @@
     });
     var head = el("div", { className: "round-head" },
       el("h2", { text: roundName(r, result) }),
-      r.status === "undone" ? el("span", { className: "badge undone", text: "undone" }) : null,
-      r.status === "open" ? el("span", { className: "badge", text: "open" }) : null,
-      el("span", { className: "badge verify", text: result ? "not checked" : "sealed" }));
+      r.status === "undone" ? el("span", { className: "badge undone", text: t("badge_undone") }) : null,
+      r.status === "open" ? el("span", { className: "badge", text: t("badge_open") }) : null,
+      el("span", { className: "badge verify", text: result ? t("badge_not_checked") : t("badge_sealed") }));
     section.appendChild(head);
 
     if (r.status === "undone") {
-      var who = r.undone_by_name || (r.undone_by ? "user " + r.undone_by : null);
-      section.appendChild(el("p", { className: "note" },
-        "Undone" + (who ? " by " + who : "") + (r.undone_at ? " on " + when(r.undone_at) : "") +
-        (r.undo_reason ? ": " + r.undo_reason : "") +
-        ". Kept in the ledger; its rolls still come from its committed seed."));
+      var who = r.undone_by_name || (r.undone_by ? t("user", { id: r.undone_by }) : null);
+      var at = r.undone_at ? when(r.undone_at) : null;
+      var undone = who && at ? t("undone_by_on", { who: who, when: at })
+        : who ? t("undone_by", { who: who }) : at ? t("undone_on", { when: at }) : t("undone");
+      if (r.undo_reason) undone = t("undone_reason", { undone: undone, reason: r.undo_reason });
+      section.appendChild(el("p", { className: "note" }, t("undone_kept", { undone: undone })));
     }
     var follows = get(result, "follows_undo_of");
     if (follows !== undefined && follows !== null) {
-      section.appendChild(el("p", { className: "note", text: "This result follows the undo of round " + follows + "." }));
+      section.appendChild(el("p", { className: "note", text: t("follows_undo", { number: follows }) }));
     }
 
     if (!result) {
       section.appendChild(el("p", { className: "muted",
-        text: "This round is still open: its moves and its seed stay secret until it closes." }));
+        text: t("still_open") }));
       section.appendChild(proofList(r));
       return section;
     }
@@ -329,7 +368,7 @@
       var label = get(labels, side);
       if (label === undefined || label === null) {
         var choice = get(choices, side);
-        label = choice === null || choice === undefined ? "no move" : humanize(choice);
+        label = choice === null || choice === undefined ? t("no_move") : humanize(choice);
       }
       moves.appendChild(el("li", { "data-side": side },
         el("span", { className: "who", text: nameOf(side) }), String(label)));
@@ -344,12 +383,12 @@
       // The ruleset's own sentence, fixed at the close: never an outcome code.
       outcomeText = sentence;
     } else {
-      outcomeText = humanize(outcome || "no outcome");
-      if (winner === "a" || winner === "b") outcomeText += ": " + nameOf(winner) + " wins";
-      if (get(result, "ended")) outcomeText += " (the duel ends)";
-      else if (get(result, "locked") === true) outcomeText += " (locked in combat)";
+      outcomeText = outcome ? humanize(outcome) : t("no_outcome");
+      if (winner === "a" || winner === "b") outcomeText = t("outcome_winner", { outcome: outcomeText, name: nameOf(winner) });
+      // (A ruleset's own state, such as rule 2.14's lock, is in the result's facts.)
+      if (get(result, "ended")) outcomeText = t("outcome_ends", { outcome: outcomeText });
     }
-    section.appendChild(el("p", { className: "outcome" }, "Outcome: ", outcomeText));
+    section.appendChild(el("p", { className: "outcome" }, t("outcome_line", { outcome: outcomeText })));
     var resultFacts = get(result, "facts");
     if (Array.isArray(resultFacts) && resultFacts.length) {
       // The ruleset's own facts of the result (rule 2.14: "Locked in combat").
@@ -357,16 +396,18 @@
         return Array.isArray(f) ? f[0] + ": " + f[1] : String(f);
       }).join(" \u00b7 ") }));
     }
-    var closedText = [r.closed_at ? "Closed " + when(r.closed_at) : null,
-      r.close_reason ? "(" + humanize(r.close_reason).toLowerCase() + ")" : null].filter(Boolean).join(" ");
+    var closeWhy = r.close_reason ? humanize(r.close_reason).toLowerCase() : null;
+    var closedText = r.closed_at
+      ? (closeWhy ? t("closed_why", { when: when(r.closed_at), reason: closeWhy }) : t("closed", { when: when(r.closed_at) }))
+      : (closeWhy ? t("closed_why_only", { reason: closeWhy }) : "");
     if (closedText) section.appendChild(el("p", { className: "muted", text: closedText }));
 
     var rolls = Array.isArray(result.rolls) ? result.rolls : [];
     var log = Array.isArray(result.log) ? result.log : [];
     var fed = feedMap(rolls, log);
-    section.appendChild(el("h3", { text: "Rolls (" + rolls.length + ")" }));
+    section.appendChild(el("h3", { text: t("rolls_heading", { count: rolls.length }) }));
     if (!rolls.length) {
-      section.appendChild(el("p", { className: "muted", text: "No dice were rolled in this round." }));
+      section.appendChild(el("p", { className: "muted", text: t("no_dice") }));
     } else {
       var list = el("ol", { className: "rolls" });
       rolls.forEach(function (roll, k) {
@@ -376,7 +417,7 @@
         if (fed[k] !== null) {
           what.appendChild(document.createTextNode(" "));
           what.appendChild(el("span", { className: "fed" }, "\u2192 ",
-            el("a", { href: "#round-" + number + "-log-" + fed[k], text: "log step " + (fed[k] + 1) })));
+            el("a", { href: "#round-" + number + "-log-" + fed[k], text: t("log_step", { step: fed[k] + 1 }) })));
         }
         list.appendChild(el("li", {
           className: "roll", id: "round-" + number + "-roll-" + k,
@@ -393,7 +434,7 @@
       section.appendChild(list);
     }
 
-    section.appendChild(el("h3", { text: "Log, with the rules cited" }));
+    section.appendChild(el("h3", { text: t("log_heading") }));
     var ol = el("ol", { className: "log" });
     log.forEach(function (line, i) {
       var feeders = [];
@@ -407,7 +448,7 @@
 
     var stateBefore = get(r, "state_before");
     var stateAfter = get(result, "state");
-    [[stateBefore, "State before the round"], [stateAfter, "State after the round"]].forEach(function (pair) {
+    [[stateBefore, t("state_before")], [stateAfter, t("state_after")]].forEach(function (pair) {
       if (!isObject(pair[0])) return;
       var grid = el("div", { className: "state-grid" });
       SIDES.forEach(function (side) {
@@ -415,21 +456,21 @@
       });
       var rest = {};
       Object.keys(pair[0]).forEach(function (k) { if (SIDES.indexOf(k) < 0) rest[k] = pair[0][k]; });
-      if (Object.keys(rest).length) grid.appendChild(el("div", null, el("strong", { text: "Duel" }), sheetFacts(rest)));
+      if (Object.keys(rest).length) grid.appendChild(el("div", null, el("strong", { text: t("state_duel") }), sheetFacts(rest)));
       section.appendChild(el("details", null, el("summary", { text: pair[1] }), grid));
     });
     var roundOptions = get(result, "options");
     if (isObject(roundOptions) && JSON.stringify(roundOptions) !== JSON.stringify(data.options)) {
-      section.appendChild(el("p", { className: "muted", text: "Options used: " + formatValue(roundOptions) }));
+      section.appendChild(el("p", { className: "muted", text: t("options_used", { options: formatValue(roundOptions) }) }));
     }
     return section;
   }
 
   function proofList(r) {
     return facts(el("dl", { className: "proof" }), [
-      ["Commitment", r.commitment],
-      ["Seed", r.seed === null || r.seed === undefined ? "secret until the round closes" : r.seed],
-      ["Check", el("span", { className: "check-line", "data-check": "commitment", text: r.seed ? "not checked yet" : "nothing to check yet" })]
+      [t("proof_commitment"), r.commitment],
+      [t("proof_seed"), r.seed === null || r.seed === undefined ? t("seed_secret") : r.seed],
+      [t("proof_check"), el("span", { className: "check-line", "data-check": "commitment", text: r.seed ? t("check_not_yet") : t("check_nothing") })]
     ]);
   }
 
@@ -594,7 +635,7 @@
       summary.removeAttribute(a);
     });
     summary.setAttribute("data-state", "running");
-    summary.textContent = "Checking\u2026";
+    summary.textContent = t("checking");
     document.querySelectorAll("[data-verify]").forEach(function (n) { n.removeAttribute("data-verify"); });
     try {
       var engine = cryptoEngine();
@@ -618,18 +659,18 @@
         var key = null;
         var checkLine = section.querySelector('[data-check="commitment"]');
         if (!seedOk) {
-          problems.push("the seed is not 64 hexadecimal characters");
+          problems.push(t("seed_not_hex"));
         } else {
           var seedBytes = hexToBytes(seed);
           var digest = bytesToHex(await engine.sha256(seedBytes));
           commitOk = digest === String(r.commitment).toLowerCase();
-          if (!commitOk) problems.push("SHA-256 of the seed is " + digest + ", not the published commitment");
+          if (!commitOk) problems.push(t("seed_digest", { digest: digest }));
           key = await engine.hmacKey(seedBytes);
         }
-        if (!result) problems.push("a seed without a published result");
+        if (!result) problems.push(t("seed_without_result"));
         if (checkLine) {
           checkLine.textContent = commitOk
-            ? "\u2714 SHA-256(seed) is the commitment: the seed was fixed before the round opened"
+            ? "\u2714 " + t("commitment_ok")
             : "\u2718 " + problems.join("; ");
         }
         var stated = logPattern ? statedValues(Array.isArray(result && result.log) ? result.log : []) : null;
@@ -650,53 +691,51 @@
           var index = labelIndex(get(roll, "label"));
           if (index !== k) {
             misnumbered = true;
-            reasons.push(index === null ? "it has no roll number"
-              : "it is roll #" + index + " in place " + k + (numbersComplete
-                ? ": the rolls are out of order" : ": a roll before it is missing or moved"));
+            reasons.push(index === null ? t("no_roll_number")
+              : t(numbersComplete ? "out_of_order" : "missing_before", { index: index, place: k }));
           }
-          if (get(roll, "label") !== expectedLabel) reasons.push("its label should be " + expectedLabel);
+          if (get(roll, "label") !== expectedLabel) reasons.push(t("label_should_be", { label: expectedLabel }));
           var sides = asBigInt(get(roll, "sides"));
           var value = asBigInt(get(roll, "value"));
           var derived = null;
           // A die the ruleset never rolls (DICE0 gives 0 from any seed, so it "re-derives").
           if (sides !== null && allowedDice !== null && allowedDice.indexOf(String(sides)) < 0) {
             foreignDie = true;
-            reasons.push("a " + dieText(sides) + " is not one of this duel's dice (" +
-              allowedDice.map(function (x) { return dieText(BigInt(x)); }).join(", ") + ")");
+            reasons.push(t("foreign_die", { die: dieText(sides),
+              dice: allowedDice.map(function (x) { return dieText(BigInt(x)); }).join(", ") }));
           }
           // The log must state this roll's value at this place.
           if (stated !== null) {
-            if (k >= stated.length) { miscited = true; reasons.push("the log does not state this roll"); }
+            if (k >= stated.length) { miscited = true; reasons.push(t("log_lacks_roll")); }
             else if (stated[k] !== String(get(roll, "value"))) {
               miscited = true;
-              reasons.push("the log states " + stated[k] + " here, not " + formatValue(get(roll, "value")));
+              reasons.push(t("log_states_other", { stated: stated[k], value: formatValue(get(roll, "value")) }));
             }
           }
-          if (sides === null) reasons.push("its die is not a whole number of sides");
-          else if (sides > TWO_64) reasons.push("a die of more than 2^64 sides cannot be derived");
+          if (sides === null) reasons.push(t("die_not_whole"));
+          else if (sides > TWO_64) reasons.push(t("die_too_big"));
           else if (key !== null) {
             derived = await deriveRoll(engine, key, expectedLabel, sides);
             if (value === null || value !== derived) {
-              reasons.push("published " + formatValue(get(roll, "value")) + ", re-derived " + derived);
+              reasons.push(t("published_derived", { value: formatValue(get(roll, "value")), derived: derived }));
             }
           }
-          if (!commitOk) reasons.push("its round's seed does not match the commitment");
+          if (!commitOk) reasons.push(t("round_seed_bad"));
           var good = reasons.length === 0;
           if (node) {
             if (derived !== null) node.setAttribute("data-derived", String(derived));
-            mark(node, good, good ? "\u2714 re-derived " + derived : "\u2718 " + reasons[0], reasons);
+            mark(node, good, good ? "\u2714 " + t("rederived", { value: derived }) : "\u2718 " + reasons[0], reasons);
           }
           if (good) { ok++; rollsOk++; }
-          summary.textContent = "Checking\u2026 " + total + " rolls so far";
+          summary.textContent = t("checking_so_far", { count: total });
         }
-        if (misnumbered) problems.push("its rolls are not numbered 0 to " + (rolls.length - 1) + " in order: a roll is missing or moved");
-        if (foreignDie) problems.push("a roll uses a die this duel never rolls");
+        if (misnumbered) problems.push(t("misnumbered", { last: rolls.length - 1 }));
+        if (foreignDie) problems.push(t("foreign_die_round"));
         if (stated !== null && stated.length > rolls.length) {
           miscited = true;
-          problems.push("its log states " + stated.length + " dice but " + rolls.length +
-            " are recorded: a roll the log cites is not recorded");
+          problems.push(t("log_states_more", { count: stated.length, recorded: rolls.length }));
         }
-        if (miscited) problems.push("its log does not state exactly its recorded rolls");
+        if (miscited) problems.push(t("log_not_exact"));
         var roundGood = problems.length === 0 && rollsOk === rolls.length;
         if (roundGood) roundsOk++;
         mark(section, roundGood, null, problems);
@@ -708,8 +747,8 @@
         }
         why.hidden = roundGood;
         why.textContent = roundGood ? "" : "\u2718 " + (problems.length ? problems.join("; ")
-          : (rolls.length - rollsOk) + " of its " + rolls.length + " rolls do not match (marked below)");
-        badge.textContent = roundGood ? "\u2714 verified" : "\u2718 mismatch";
+          : t("rolls_differ", { bad: rolls.length - rollsOk, count: rolls.length }));
+        badge.textContent = roundGood ? "\u2714 " + t("badge_verified") : "\u2718 " + t("badge_mismatch");
         badge.className = "badge verify " + (roundGood ? "verify-ok" : "verify-mismatch");
       }
       var allGood = ok === total && roundsOk === roundsChecked;
@@ -721,19 +760,19 @@
       summary.setAttribute("data-dice", allowedDice !== null ? "checked" : "unchecked");
       summary.setAttribute("data-log", logPattern !== null ? "checked" : "unchecked");
       summary.setAttribute("data-outcome", "not-checked");
-      var text = (allGood ? "\u2714 " : "\u2718 ") + ok + " of " + total + " rolls match; " +
-        roundsOk + " of " + roundsChecked + " rounds verified (seed matches its commitment, every roll re-derived" +
-        (allowedDice !== null ? ", numbered in order and one of the duel's dice" : ", numbered in order") +
-        (logPattern !== null ? ", stated by the log" : "") + ").";
-      if (allowedDice === null) text += " The dice were not checked against the ruleset's: it does not say which it rolls.";
-      if (logPattern === null) text += " The log was not checked against the rolls: the ruleset does not say how its log states them.";
-      text += " Not checked here: the outcome (who won); run " + verifyCommand + " for that.";
-      if (engine.name !== "webcrypto") text += " Computed with the page's own SHA-256: this browser withholds WebCrypto here.";
+      var checks = "checks_" + (allowedDice !== null ? (logPattern !== null ? "dice_log" : "dice")
+        : (logPattern !== null ? "log" : "basic"));
+      var text = (allGood ? "\u2714 " : "\u2718 ") + t("summary_rolls", { ok: ok, count: total }) + " " +
+        t("summary_rounds", { ok: roundsOk, count: roundsChecked, checks: t(checks) });
+      if (allowedDice === null) text += " " + t("dice_unchecked");
+      if (logPattern === null) text += " " + t("log_unchecked");
+      text += " " + t("outcome_unchecked", { command: verifyCommand });
+      if (engine.name !== "webcrypto") text += " " + t("own_sha");
       summary.textContent = text;
       summary.setAttribute("data-state", "done");
     } catch (err) {
       summary.setAttribute("data-state", "error");
-      summary.textContent = "The check could not run: " + (err && err.message ? err.message : String(err));
+      summary.textContent = t("check_failed", { error: err && err.message ? err.message : String(err) });
     } finally {
       button.disabled = false;
       running = false;

@@ -18,6 +18,36 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
+// The page's own texts in the visitor's language (?lang= or the browser's Accept-Language),
+// built by the server from the catalogs (bot/sandbox/texts.py): templates with {fields},
+// plural texts by CLDR category. The bot's messages are the bot's, in each member's language.
+const TEXTS = JSON.parse(document.getElementById("sandbox-texts")?.textContent || "{}");
+const LANG = document.documentElement.lang || "en";
+const PLURALS = (() => {
+  try { return new Intl.PluralRules(LANG); } catch { return new Intl.PluralRules("en"); }
+})();
+
+function template(key, fields) {
+  let found = TEXTS[key];
+  if (found && typeof found === "object") found = found[PLURALS.select(Number(fields?.count))] || found.other;
+  return typeof found === "string" ? found : key;
+}
+
+/** The text ``key`` with each {field} filled in, in one pass. */
+function t(key, fields = {}) {
+  return template(key, fields).replace(/\{([a-z_]+)\}/g,
+    (whole, name) => (name in fields ? String(fields[name]) : whole));
+}
+
+/** The same as nodes: a field may be an element (kept as is, never parsed). */
+function tNodes(key, fields = {}) {
+  return template(key, fields).split(/(\{[a-z_]+\})/).filter(Boolean).map((piece) => {
+    const name = /^\{([a-z_]+)\}$/.exec(piece)?.[1];
+    if (!name || !(name in fields)) return piece;
+    return fields[name] instanceof Node ? fields[name] : String(fields[name]);
+  });
+}
+
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
@@ -96,7 +126,7 @@ function formatStamp(seconds, style) {
     const delta = Math.round((date.getTime() - Date.now()) / 1000);
     const units = [["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
     const [unit, size] = units.find(([, s]) => Math.abs(delta) >= s) || units[3];
-    return new Intl.RelativeTimeFormat("en", {numeric: "auto"}).format(Math.round(delta / size), unit);
+    return new Intl.RelativeTimeFormat(LANG, {numeric: "auto"}).format(Math.round(delta / size), unit);
   }
   // Discord's styles: t 16:20, T 16:20:30, d 20/04/2021, D 20 April 2021, f/F with the date.
   const forms = {
@@ -104,7 +134,7 @@ function formatStamp(seconds, style) {
     D: {dateStyle: "long"}, f: {dateStyle: "long", timeStyle: "short"},
     F: {dateStyle: "full", timeStyle: "short"},
   };
-  return new Intl.DateTimeFormat(undefined, forms[style] || forms.f).format(date);
+  return new Intl.DateTimeFormat(LANG, forms[style] || forms.f).format(date);
 }
 
 /** Text with ``` blocks as <pre> and the rest as inline markdown, into ``parent``. */
@@ -154,7 +184,7 @@ function renderEmbed(embed) {
     }
     node.append(grid);
   }
-  const footer = [embed.footer?.text, embed.timestamp && new Date(embed.timestamp).toLocaleString()]
+  const footer = [embed.footer?.text, embed.timestamp && new Date(embed.timestamp).toLocaleString(LANG)]
     .filter(Boolean).join(" • ");
   if (footer) node.append(el("div", {class: "embed-footer", text: footer}));
   return node;
@@ -172,12 +202,12 @@ function renderComponents(message, clicker) {
           disabled: Boolean(item.disabled) || item.style === 5,
           "data-custom-id": item.custom_id, "data-message-id": message.id,
         });
-        button.title = item.style === 5 ? "Links are not followed in the sandbox" : "";
+        button.title = item.style === 5 ? t("link_not_followed") : "";
         button.addEventListener("click", () => clickButton(clicker(), message.id, item.custom_id));
         rowNode.append(button);
       } else if (item.type === 3) {
         const select = el("select", {"data-custom-id": item.custom_id, disabled: Boolean(item.disabled)},
-          el("option", {value: "", text: item.placeholder || "Choose…"}),
+          el("option", {value: "", text: item.placeholder || t("choose")}),
           ...(item.options || []).map((o) => el("option", {value: o.value, text: o.label})));
         select.addEventListener("change", () => {
           if (select.value) clickButton(clicker(), message.id, item.custom_id, [select.value]);
@@ -197,11 +227,11 @@ function attachmentLink(file, viewer) {
     + `?as=${encodeURIComponent(viewer)}`;
   const html = /\.html?$/i.test(file.filename);
   const link = el("a", {class: "attachment", href: url,
-    text: `${html ? "Open" : "Download"} ${file.filename}`, "data-attachment-id": file.id});
+    text: t(html ? "open_file" : "download_file", {file: file.filename}), "data-attachment-id": file.id});
   if (html) {
     link.target = "_blank";
     link.rel = "noopener";
-    link.append(el("span", {class: "visually-hidden", text: " (opens in a new tab)"}));
+    link.append(el("span", {class: "visually-hidden", text: " " + t("new_tab")}));
   } else {
     link.download = file.filename;
   }
@@ -214,24 +244,24 @@ function renderMessage(message, clicker, viewer) {
   const body = el("div", {class: "msg-body"});
   if (message.interaction?.user) {
     const used = message.interaction.command
-      ? `${message.interaction.user.name} used ${message.interaction.command}`
-      : `${message.interaction.user.name} clicked a button`;
+      ? t("used_command", {name: message.interaction.user.name, command: message.interaction.command})
+      : t("clicked_button", {name: message.interaction.user.name});
     body.append(el("div", {class: "used", text: "↱ " + used}));
   }
   const header = el("div", {class: "msg-header"}, el("span", {class: "author", text: name}));
   if (author.bot) header.append(el("span", {class: "tag", text: message.webhook_id && !message.interaction ? "APP" : "BOT"}));
-  header.append(el("time", {text: new Date(message.timestamp).toLocaleTimeString(),
+  header.append(el("time", {text: new Date(message.timestamp).toLocaleTimeString(LANG),
     dateTime: message.timestamp}));
   body.append(header);
   if (message.loading) {
-    body.append(el("div", {class: "loading", text: `${name} is thinking…`}));
+    body.append(el("div", {class: "loading", text: t("thinking", {name})}));
   } else if (message.content) {
     body.append(renderText(message.content, el("div", {class: "content"})));
   }
   for (const embed of message.embeds || []) body.append(renderEmbed(embed));
   for (const file of message.attachments || []) body.append(attachmentLink(file, viewer));
   if (message.components?.length) body.append(renderComponents(message, clicker));
-  if (message.ephemeral) body.append(el("div", {class: "only-you", text: "Only you can see this"}));
+  if (message.ephemeral) body.append(el("div", {class: "only-you", text: t("only_you")}));
   return el("article", {
     class: "message" + (message.ephemeral ? " ephemeral" : ""),
     "data-message-id": message.id, "data-author-id": author.id,
@@ -299,15 +329,13 @@ function renderViewTitle() {
   const actor = person(state.actingAs);
   const who = el("span", {class: "acting-now", text: `${actor.name} (${actor.role})`});
   if (state.view.kind === "dm") {
-    $("view-title").textContent = `Direct messages: ${actor.name} and ${state.world.bot.name}`;
-    note.replaceChildren("You act as ", who,
-      ` here: what you type goes to the bot as ${actor.name}'s DM, buttons are clicked as them.`);
+    $("view-title").textContent = t("dm_title", {name: actor.name, bot: state.world.bot.name});
+    note.replaceChildren(...tNodes("acting_dm", {who, name: actor.name}));
     return;
   }
   const ch = state.world.channels.find((c) => c.id === state.view.id);
   $("view-title").textContent = (ch?.thread ? "🧵 " : "# ") + (ch?.name || state.view.id);
-  note.replaceChildren("You act as ", who,
-    " in channels (change it with Acting as); replies only they may see are marked.");
+  note.replaceChildren(...tNodes("acting_channel", {who, acting_as: t("acting_as")}));
 }
 
 async function show(view) {
@@ -388,7 +416,7 @@ async function refreshMessages(scrollToEnd) {
   const viewer = clicker();
   box.replaceChildren(...messages.map((m) => renderMessage(m, clicker, viewer)));
   if (!messages.length) {
-    box.append(el("p", {class: "note", text: "No messages yet."}));
+    box.append(el("p", {class: "note", text: t("no_messages")}));
     const card = guideNode("guide-card");
     if (card) box.append(card);
   }
@@ -404,7 +432,7 @@ async function refreshMessages(scrollToEnd) {
 
 /** Do ``call`` and say how it went; ``done(summary)`` runs when it worked (the guide). */
 async function act(label, call, done) {
-  setStatus(label + "…", "busy");
+  setStatus(t("busy", {label}), "busy");
   try {
     const result = await call();
     const reply = result?.reply;
@@ -414,15 +442,15 @@ async function act(label, call, done) {
     if (done) done(summary);
     // "done" once the page shows the outcome (the messages and the next step).
     await refreshMessages(true).catch(() => {});
-    setStatus(summary ? `${label}: ${summary}` : `${label}: done`, "done");
+    setStatus(summary ? t("done_summary", {label, summary}) : t("done", {label}), "done");
   } catch (error) {
     await refreshMessages(true).catch(() => {});
-    setStatus(`${label}: ${error.message}`, "error");
+    setStatus(t("failed", {label, error: error.message}), "error");
   }
 }
 
 function clickButton(userId, messageId, customId, values) {
-  return act(`${person(userId).name} clicked`, () =>
+  return act(t("clicked", {name: person(userId).name}), () =>
     api("POST", `/api/people/${userId}/click`, {message_id: messageId, custom_id: customId, values}),
     () => { if (customId.includes(":move:")) state.guide.moved.add(userId); });
 }
@@ -434,7 +462,7 @@ $("dm-form").addEventListener("submit", (event) => {
   if (!content.trim()) return;
   const userId = state.view.userId;
   input.value = "";
-  act(`${person(userId).name} sent a DM`, () =>
+  act(t("sent_dm", {name: person(userId).name}), () =>
     api("POST", `/api/people/${userId}/dm`, {content}),
     () => { if (state.guide.roundOpen) state.guide.moved.add(userId); });
 });
@@ -461,7 +489,7 @@ function currentCommand() {
 function renderCommandSelect() {
   const select = $("command-select");
   const before = select.value;
-  select.replaceChildren(el("option", {value: "", text: "Choose a command…"}),
+  select.replaceChildren(el("option", {value: "", text: t("choose_command")}),
     ...usableCommands().map((c) => el("option", {value: c.path, text: "/" + c.path})));
   if ([...select.options].some((o) => o.value === before)) select.value = before;
   // Keep what was typed into the form when the same command stays selected.
@@ -472,11 +500,11 @@ function optionInput(spec) {
   const name = `opt-${spec.name}`;
   const people = state.world.people;
   const choose = (items) => el("select", {name, id: name},
-    el("option", {value: "", text: spec.required ? "Choose…" : "(none)"}),
+    el("option", {value: "", text: spec.required ? t("choose") : t("none_option")}),
     ...items.map(([value, label]) => el("option", {value, text: label})));
   if (spec.choices?.length) return choose(spec.choices.map((c) => [String(c.value), c.name]));
   switch (spec.type) {
-    case TYPE.BOOLEAN: return choose([["true", "True"], ["false", "False"]]);
+    case TYPE.BOOLEAN: return choose([["true", t("true")], ["false", t("false")]]);
     case TYPE.USER: return choose(people.map((p) => [p.id, p.name]));
     case TYPE.ROLE: return choose(state.world.roles.map((r) => [r.id, "@" + r.name]));
     case TYPE.MENTIONABLE:
@@ -516,7 +544,7 @@ function renderOptions() {
     }
     const field = el("div", {class: "field", "data-option": spec.name},
       el("label", {htmlFor: input.id}, spec.name,
-        spec.required ? el("span", {class: "req", text: "(required)"}) : null),
+        spec.required ? el("span", {class: "req", text: t("required")}) : null),
       input, hint);
     if (spec.autocomplete && input.tagName === "INPUT") {
       const list = el("datalist", {id: `${input.id}-choices`});
@@ -569,7 +597,7 @@ async function autocomplete(spec, list) {
     });
     list.replaceChildren(...data.choices.map((c) => el("option", {value: String(c.value), label: c.name, text: c.name})));
   } catch (error) {
-    setStatus(`Autocomplete: ${error.message}`, "error");
+    setStatus(t("autocomplete_failed", {error: error.message}), "error");
   }
 }
 
@@ -578,7 +606,7 @@ $("command-select").addEventListener("change", renderOptions);
 $("slash-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const command = currentCommand();
-  if (!command) { setStatus("Choose a command first.", "error"); $("command-select").focus(); return; }
+  if (!command) { setStatus(t("choose_first"), "error"); $("command-select").focus(); return; }
   // Checked here as Discord's client does: a required option left empty is not sent.
   const missing = command.options.filter((spec) => {
     const input = document.getElementById(`opt-${spec.name}`);
@@ -589,13 +617,13 @@ $("slash-form").addEventListener("submit", async (event) => {
   });
   if (missing.length) {
     const names = missing.map((spec) => spec.name).join(", ");
-    setStatus(`/${command.path} needs these required options: ${names}. Fill in the field${missing.length > 1 ? "s" : ""} marked (required).`, "error");
+    setStatus(t("missing_options", {command: command.path, names, count: missing.length}), "error");
     document.getElementById(`opt-${missing[0].name}`)?.focus();
     return;
   }
   const userId = state.actingAs;
   const options = await formOptions(command);
-  await act(`${person(userId).name} ran /${command.path}`, () =>
+  await act(t("ran_command", {name: person(userId).name, command: command.path}), () =>
     api("POST", `/api/people/${userId}/slash`, {
       channel_id: commandTarget(), command: command.command, group: command.group,
       subcommand: command.subcommand, options,
@@ -650,39 +678,39 @@ function nextStep() {
   for (const p of [a, b]) {
     if (!guide.stats.has(p.id)) {
       return {
-        text: `Next: set ${p.name}'s stats (/stats set), as the commander, in the duel channel.`,
-        button: `Fill in /stats set for ${p.name}`,
+        text: t("guide_stats", {name: p.name}),
+        button: t("guide_stats_button", {name: p.name}),
         fill: () => fillCommand("stats set", {member: p.id, str: stats[p.id][0], agi: stats[p.id][1]}),
       };
     }
   }
   if (!guide.duel) {
     return {
-      text: `Next: start a duel between ${a.name} and ${b.name} (/duel start).`,
-      button: "Fill in /duel start",
+      text: t("guide_start", {a: a.name, b: b.name}),
+      button: t("guide_start_button"),
       fill: () => fillCommand("duel start", {a: a.id, b: b.id, ruleset: "rule-2.14"}),
     };
   }
   if (guide.over) {
     if (guide.exported) return null;  // a whole duel played and exported: the guide is done
     return {
-      text: `Next: duel #${guide.duel} is over. Export it as a web page (/duel export, format html) and open the link: the archive page checks every roll.`,
-      button: "Fill in /duel export",
+      text: t("guide_export", {duel: guide.duel}),
+      button: t("guide_export_button"),
       fill: () => fillCommand("duel export", {duel: guide.duel, format: "html"}),
     };
   }
   if (!guide.roundOpen) {
     return {
-      text: `Next: open ${guide.round ? "the next" : "the first"} round of duel #${guide.duel} (/round open).`,
-      button: "Fill in /round open",
+      text: t(guide.round ? "guide_open_next" : "guide_open_first", {duel: guide.duel}),
+      button: t("guide_open_button"),
       fill: () => fillCommand("round open", {duel: guide.duel}),
     };
   }
   const waiting = [a, b].find((p) => !guide.moved.has(p.id));
   if (waiting) {
     return {
-      text: `Next: ${waiting.name} sends a move: in ${waiting.name}'s DMs, type one (e.g. "evade") or click a move button of the bot's prompt.`,
-      button: `Open ${waiting.name}'s DMs with a move typed`,
+      text: t("guide_move", {name: waiting.name}),
+      button: t("guide_move_button", {name: waiting.name}),
       fill: async () => {
         await show({kind: "dm", userId: waiting.id});
         $("dm-input").value = "evade";
@@ -691,8 +719,8 @@ function nextStep() {
     };
   }
   return {
-    text: `Next: both moves are in; the commander closes round ${guide.round} of duel #${guide.duel} (/round close) and the result is posted.`,
-    button: "Fill in /round close",
+    text: t("guide_close", {round: guide.round, duel: guide.duel}),
+    button: t("guide_close_button"),
     fill: () => fillCommand("round close", {duel: guide.duel}),
   };
 }
@@ -710,7 +738,7 @@ async function fillCommand(path, values) {
     if (input.tagName === "SELECT" && ![...input.options].some((o) => o.value === value)) continue;
     input.value = value;
   }
-  setStatus(`/${path} is filled in: press Run.`, "idle");
+  setStatus(t("filled_in", {command: path}), "idle");
   $("run-command").focus();
 }
 
@@ -746,7 +774,7 @@ async function follow() {
     try {
       const {revision} = await api("GET", `/api/changes?since=${state.revision}`);
       $("live").dataset.state = "live";
-      $("live").firstElementChild.textContent = "live";
+      $("live").firstElementChild.textContent = t("live");
       if (revision !== state.revision) {
         state.revision = revision;
         const channelCount = state.world.channels.length;
@@ -756,7 +784,7 @@ async function follow() {
       }
     } catch (error) {
       $("live").dataset.state = "error";
-      $("live").firstElementChild.textContent = "sandbox not reachable; retrying";
+      $("live").firstElementChild.textContent = t("unreachable");
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
   }
@@ -771,4 +799,4 @@ async function start() {
   follow();
 }
 
-start().catch((error) => setStatus(`Could not load the sandbox: ${error.message}`, "error"));
+start().catch((error) => setStatus(t("load_failed", {error: error.message}), "error"));
