@@ -80,8 +80,8 @@ class DmPosts:
             return
         status = await self.services.duels.round_status(message.duel_id)
         if not status.is_open or status.round_no != message.round_no:
-            number = f"{message.round_no} of duel #{message.duel_id}"
-            raise PostSkipped(f"round {number} is not open")  # i18n: not shown
+            where = f"round {message.round_no} of duel #{message.duel_id}"  # i18n: not shown
+            raise PostSkipped(f"{where} is not open")  # i18n: not shown
         if isinstance(message, Reminder) and status.submitted.get(message.side):
             raise PostSkipped("the duellist has moved")  # i18n: not shown
 
