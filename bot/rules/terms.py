@@ -13,6 +13,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import RulesError
+from bot.rules.text import N_, RulesetText
+
+_ = RulesetText(__package__)
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
@@ -29,10 +32,22 @@ def other_side(side: Side) -> Side:
 
 @dataclass(frozen=True, slots=True)
 class Noun:
-    """A word of a ruleset, in the singular and the plural ("step", "steps")."""
+    """A word of a ruleset, in the singular and the plural ("step", "steps"), in English;
+    ``one`` and ``many`` read it in the language of the scope that asks (issue 28), from
+    the catalog of ``text``'s package (a ruleset marks the English with ``N_``). Without
+    ``text`` (a plug-in with no catalog) the word is its English."""
 
-    one: str
-    many: str
+    singular: str
+    plural: str
+    text: RulesetText | None = field(default=None, compare=False)
+
+    @property
+    def one(self) -> str:
+        return self.singular if self.text is None else self.text(self.singular)
+
+    @property
+    def many(self) -> str:
+        return self.plural if self.text is None else self.text(self.plural)
 
     def count(self, n: int) -> str:
         """``n`` and the noun: "1 step", "3 steps"."""
@@ -55,17 +70,27 @@ class RulesetWords:
     "allotment", "declaration"), who closes one (``closes``), and each outcome code as a
     plain sentence (``ending``: templates over ``{a}`` and ``{b}``, the duellists' names).
     Every post, DM, receipt, card, export and page takes its nouns from here; no outcome
-    code is ever shown to people."""
+    code is ever shown to people.
 
-    round: Noun = Noun("round", "rounds")
-    move: Noun = Noun("move", "moves")
+    The words are English here; they are read in the language of the scope that asks
+    (``Noun.one``, ``ending_sentence``) from the catalog of ``text``'s package (the
+    ruleset's ``RulesetText``; None: English), so one ``RulesetWords`` constant serves
+    every language."""
+
+    round: Noun = Noun(N_("round"), N_("rounds"), _)
+    move: Noun = Noun(N_("move"), N_("moves"), _)
     closes: Closer = "commander"
     ending: Mapping[str, str] = field(default_factory=_no_endings)
+    text: RulesetText | None = field(default=None, compare=False)
 
     def ending_sentence(self, outcome: str, a_name: str, b_name: str) -> str | None:
         """The plain sentence of ``outcome`` with the names, None when the words lack it."""
         template = self.ending.get(outcome)
-        return None if template is None else template.format(a=a_name, b=b_name)
+        if template is None:
+            return None
+        if self.text is not None:
+            return self.text(template, a=a_name, b=b_name)
+        return template.format(a=a_name, b=b_name)
 
 
 @dataclass(frozen=True, slots=True)
