@@ -37,13 +37,8 @@ from bot.rules.foeq.phases import (
     twist_pool,
 )
 from bot.rules.foeq.sheet import (
-    HIT_DICE_LIMIT,
-    HP_MAX_LIMIT,
-    LEVELS,
-    MOD_MAX,
-    MOD_MIN,
-    SLOT_COUNT_LIMIT,
     Duellist,
+    sheet_fields,
 )
 from bot.rules.foeq.state import (
     HOUSE_RULES,
@@ -61,14 +56,12 @@ from bot.rules.foeq.tables import (
     PRIDE,
     RULESET_ID,
     SCHOOL_LABELS,
-    SCHOOLS,
     SCORE_CHOICE,
     SECRET_CHOICE,
     SECRET_PHASES,
     SETUP,
     SHOT_TWIST,
     SKILL_LABELS,
-    SKILLS,
     STAKE_LABELS,
     STAKES,
     STARE,
@@ -91,7 +84,6 @@ from bot.rules.terms import (
     Noun,
     RoundResult,
     RulesetWords,
-    SheetField,
     Side,
     Withholdable,
 )
@@ -142,46 +134,6 @@ WORDS = RulesetWords(
 )
 
 
-def _sheet_fields() -> tuple[SheetField, ...]:
-    """The sheet's fields, their help in the reader's language."""
-    return (
-        SheetField("initiative", "int", _("Initiative modifier"), MOD_MIN, MOD_MAX, default=0),
-        SheetField(
-            "spell_attack", "int", _("Spell attack bonus"), MOD_MIN, MOD_MAX, default=0
-        ),
-        *(
-            SheetField(
-                skill, "int", _("{skill} modifier", skill=_(SKILL_LABELS[skill])),
-                MOD_MIN, MOD_MAX, default=0,
-            )
-            for skill in SKILLS
-        ),
-        SheetField("hp", "int", _("Current Hit Points (default: hp_max)"), 0, HP_MAX_LIMIT),
-        SheetField("hp_max", "int", _("Hit Point maximum (required)"), 1, HP_MAX_LIMIT),
-        SheetField("hit_dice", "int", _("Hit Dice remaining"), 0, HIT_DICE_LIMIT, default=1),
-        SheetField(
-            "spell_slots",
-            "list",
-            _("Spell slots available per level, level 1 first, e.g. [4, 3, 2]"),
-            0,
-            SLOT_COUNT_LIMIT,
-            default=[0] * LEVELS,
-        ),
-        SheetField(
-            "free_cast_levels",
-            "list",
-            _("Levels at which an offensive spell can be cast without expending a slot"),
-            1,
-            LEVELS,
-            default=[],
-        ),
-        SheetField(
-            "schools", "list", _("Schools of magic the duellist can cast"), choices=SCHOOLS,
-            default=[],
-        ),
-    )
-
-
 class FoeqSpellDuel(
     Ruleset, MultiStep, HouseRulesFromDeclarations, DiceByPattern, SheetProgress
 ):
@@ -203,7 +155,7 @@ class FoeqSpellDuel(
         r"|dic?e of [A-Z][a-z]+: ([0-9]+(?:, [0-9]+)*)|it is now ([0-9]+)"
     )
 
-    sheet_fields = Localized(_sheet_fields)
+    sheet_fields = Localized(sheet_fields)
 
     # -- the step machine (the MultiStep capability the services use) -------------------
 

@@ -10,10 +10,12 @@ from typing import Any
 from bot.rules.errors import InvalidRoundInput, InvalidStats
 from bot.rules.foeq.tables import (
     SCHOOLS,
+    SKILL_LABELS,
     SKILLS,
     _normalise,
 )
 from bot.rules.foeq.text import _
+from bot.rules.terms import SheetField
 
 # -- sheets ----------------------------------------------------------------------------
 
@@ -178,4 +180,41 @@ class Duellist:
         return cls.from_sheet(name, data)
 
 
-
+def sheet_fields() -> tuple[SheetField, ...]:
+    """The sheet's fields, their help in the reader's language."""
+    return (
+        SheetField("initiative", "int", _("Initiative modifier"), MOD_MIN, MOD_MAX, default=0),
+        SheetField(
+            "spell_attack", "int", _("Spell attack bonus"), MOD_MIN, MOD_MAX, default=0
+        ),
+        *(
+            SheetField(
+                skill, "int", _("{skill} modifier", skill=_(SKILL_LABELS[skill])),
+                MOD_MIN, MOD_MAX, default=0,
+            )
+            for skill in SKILLS
+        ),
+        SheetField("hp", "int", _("Current Hit Points (default: hp_max)"), 0, HP_MAX_LIMIT),
+        SheetField("hp_max", "int", _("Hit Point maximum (required)"), 1, HP_MAX_LIMIT),
+        SheetField("hit_dice", "int", _("Hit Dice remaining"), 0, HIT_DICE_LIMIT, default=1),
+        SheetField(
+            "spell_slots",
+            "list",
+            _("Spell slots available per level, level 1 first, e.g. [4, 3, 2]"),
+            0,
+            SLOT_COUNT_LIMIT,
+            default=[0] * LEVELS,
+        ),
+        SheetField(
+            "free_cast_levels",
+            "list",
+            _("Levels at which an offensive spell can be cast without expending a slot"),
+            1,
+            LEVELS,
+            default=[],
+        ),
+        SheetField(
+            "schools", "list", _("Schools of magic the duellist can cast"), choices=SCHOOLS,
+            default=[],
+        ),
+    )
