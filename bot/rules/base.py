@@ -33,7 +33,7 @@ from bot.rules.terms import (
     Side,
     StepWords,
 )
-from bot.rules.text import N_, RulesetText
+from bot.rules.text import N_, Localized, RulesetText
 
 _ = RulesetText(__package__)
 
@@ -76,11 +76,16 @@ class Ruleset(ABC):
     id: str
     title: str
     #: How the game speaks (bot/rules/terms.py): rule 2.14's neutral words by default.
-    words: RulesetWords = RulesetWords(
-        ending=MappingProxyType(
-            {"a_wins": N_("{a} wins the duel"), "b_wins": N_("{b} wins the duel")}
-        ),
-        text=_,
+    #: Read at each access, in the language of the scope that asks (``translated()``): a
+    #: ruleset declares ``words = Localized(WORDS.translated)`` (a plug-in without a
+    #: catalog may give plain ``RulesetWords``, read as they are).
+    words = Localized(
+        RulesetWords(
+            ending=MappingProxyType(
+                {"a_wins": N_("{a} wins the duel"), "b_wins": N_("{b} wins the duel")}
+            ),
+            text=_,
+        ).translated
     )
     sheet_fields: tuple[SheetField, ...] = ()
     # False while the bot cannot yet run this ruleset's flow end to end (its rules are pure

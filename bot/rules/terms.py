@@ -32,22 +32,10 @@ def other_side(side: Side) -> Side:
 
 @dataclass(frozen=True, slots=True)
 class Noun:
-    """A word of a ruleset, in the singular and the plural ("step", "steps"), in English;
-    ``one`` and ``many`` read it in the language of the scope that asks (issue 28), from
-    the catalog of ``text``'s package (a ruleset marks the English with ``N_``). Without
-    ``text`` (a plug-in with no catalog) the word is its English."""
+    """A word of a ruleset, in the singular and the plural ("step", "steps")."""
 
-    singular: str
-    plural: str
-    text: RulesetText | None = field(default=None, compare=False)
-
-    @property
-    def one(self) -> str:
-        return self.singular if self.text is None else self.text(self.singular)
-
-    @property
-    def many(self) -> str:
-        return self.plural if self.text is None else self.text(self.plural)
+    one: str
+    many: str
 
     def count(self, n: int) -> str:
         """``n`` and the noun: "1 step", "3 steps"."""
@@ -72,25 +60,35 @@ class RulesetWords:
     Every post, DM, receipt, card, export and page takes its nouns from here; no outcome
     code is ever shown to people.
 
-    The words are English here; they are read in the language of the scope that asks
-    (``Noun.one``, ``ending_sentence``) from the catalog of ``text``'s package (the
-    ruleset's ``RulesetText``; None: English), so one ``RulesetWords`` constant serves
-    every language."""
+    A ruleset declares its words in English, with ``text``, the ``RulesetText`` of its
+    package (issue 28; the neutral words: bot/rules' own), and ``Ruleset.words`` gives
+    them ``translated()``, in the language of the scope that asks (bot/i18n/context.py).
+    Words already translated have no ``text``: they are plain strings, read as they are."""
 
-    round: Noun = Noun(N_("round"), N_("rounds"), _)
-    move: Noun = Noun(N_("move"), N_("moves"), _)
+    round: Noun = Noun(N_("round"), N_("rounds"))
+    move: Noun = Noun(N_("move"), N_("moves"))
     closes: Closer = "commander"
     ending: Mapping[str, str] = field(default_factory=_no_endings)
-    text: RulesetText | None = field(default=None, compare=False)
+    text: RulesetText | None = field(default=_, compare=False)
+
+    def translated(self) -> RulesetWords:
+        """These words in the language of the scope that asks, from the catalog of
+        ``text``'s package (a word it lacks stays English); themselves without ``text``."""
+        text = self.text
+        if text is None:
+            return self
+        return RulesetWords(
+            round=Noun(text(self.round.one), text(self.round.many)),
+            move=Noun(text(self.move.one), text(self.move.many)),
+            closes=self.closes,
+            ending=MappingProxyType({k: text.raw(v) for k, v in self.ending.items()}),
+            text=None,
+        )
 
     def ending_sentence(self, outcome: str, a_name: str, b_name: str) -> str | None:
         """The plain sentence of ``outcome`` with the names, None when the words lack it."""
         template = self.ending.get(outcome)
-        if template is None:
-            return None
-        if self.text is not None:
-            return self.text(template, a=a_name, b=b_name)
-        return template.format(a=a_name, b=b_name)
+        return None if template is None else template.format(a=a_name, b=b_name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,17 +85,19 @@ def test_a_resolved_rounds_sentence_is_german_in_german_and_english_outside(
 @pytest.mark.parametrize("ruleset_id", IDS)
 def test_the_words_are_read_in_the_scope_that_asks(ruleset_id: str) -> None:
     rules = registry.get(ruleset_id)
-    words = rules.words  # one constant: its texts are read when asked for
+    words = rules.words  # read here, outside every scope: English
     english_round, english_move = words.round.one, words.move.one
     round_de, move_de = NOUNS[ruleset_id]
     with speaking("de"):
-        assert (words.round.one, words.move.one) == (round_de, move_de)
+        german = rules.words
+        assert (german.round.one, german.move.one) == (round_de, move_de)
         assert rules.title == TITLES[ruleset_id][1]
         step = rules.step_words(None, 3)
         assert (step.label, step.round, step.move) == (f"{round_de} 3", round_de, move_de)
         assert rules.round_label(None, 3) == f"{round_de} 3"
     assert rules.title == TITLES[ruleset_id][0]
-    assert (words.round.one, words.move.one) == (english_round, english_move)
+    assert (rules.words.round.one, rules.words.move.one) == (english_round, english_move)
+    assert rules.words == words
     assert rules.step_words(None, 3).label == f"{english_round} 3"
 
 
@@ -217,7 +219,12 @@ def test_by_this_axe_challenge_and_summary_in_german() -> None:
 def test_neutral_words_and_a_plug_ins_words_without_a_catalog() -> None:
     neutral = RulesetWords()
     with speaking("de"):
-        assert (neutral.round.one, neutral.move.many) == ("Runde", "Züge")
-        plain = RulesetWords(ending={"a_wins": "{a} scores the touch"})
-        assert plain.ending_sentence("a_wins", "Ann", "Bob") == "Ann scores the touch"
+        german = neutral.translated()
+        assert (german.round.one, german.move.many) == ("Runde", "Züge")
+        assert german.translated() == german  # plain strings: read as they are
+        plain = RulesetWords(ending={"a_wins": "{a} scores the touch"}, text=None)
+        assert plain.translated().ending_sentence("a_wins", "Ann", "Bob") == (
+            "Ann scores the touch"
+        )
     assert (neutral.round.one, neutral.move.many) == ("round", "moves")
+    assert neutral.translated() == neutral

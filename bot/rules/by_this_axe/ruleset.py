@@ -126,8 +126,8 @@ def challenge_step() -> PreDuelStep:
 #: By This Axe plays rounds of secret allotments, closed by a commander (a round halted for
 #: a forfeit choice goes on by itself once the victims have chosen: ``step_words``).
 WORDS = RulesetWords(
-    round=Noun(N_("round"), N_("rounds"), _),
-    move=Noun(N_("allotment"), N_("allotments"), _),
+    round=Noun(N_("round"), N_("rounds")),
+    move=Noun(N_("allotment"), N_("allotments")),
     ending=ENDINGS,
     text=_,
 )
@@ -176,7 +176,7 @@ class ByThisAxe(
     id = RULESET_ID
     # Read in the reader's language at each access (bot/rules/text.py).
     title = Localized(lambda: _(TITLE))
-    words = WORDS
+    words = Localized(WORDS.translated)
     dice: tuple[int, ...] = (6,)
     # "rolls 1: ...", "rolls 4 dice (1, 2, 5, 4): ...", "saves on 5-6 ..., rolls 5, 4: ...",
     # "rolls a counterattack die: 3", "in contact: Ann rolls 2 and forces the duel".

@@ -110,10 +110,10 @@ CHALLENGER = DuelParam(
 
 #: FoEQ plays steps (the Stakes, each Declaration of the Stare, the Shot, the Score), each
 #: closing itself once the awaited duellists have chosen; a choice is a declaration.
-#: (English here, read in the reader's language: ``RulesetWords.text``.)
+#: (English here; ``words`` gives them in the reader's language: ``translated()``.)
 WORDS = RulesetWords(
-    round=Noun(N_("step"), N_("steps"), _),
-    move=Noun(N_("declaration"), N_("declarations"), _),
+    round=Noun(N_("step"), N_("steps")),
+    move=Noun(N_("declaration"), N_("declarations")),
     closes="itself",
     ending={
         "setup": N_("Stakes, Styles and spell slots chosen in secret; the Stare begins"),
@@ -143,7 +143,7 @@ class FoeqSpellDuel(
     id = RULESET_ID
     # Read in the reader's language at each access (bot/rules/text.py).
     title = Localized(lambda: _("FoEQ spell duel"))
-    words = WORDS
+    words = Localized(WORDS.translated)
     # The bot runs it end to end: one round per step, opened automatically (advances_at_once),
     # secret steps by DM, private notes by DM: see docs/rules/foeq-spell-duel.md.
     playable = True

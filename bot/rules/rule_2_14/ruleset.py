@@ -112,10 +112,10 @@ class _Round:
 
 
 #: Rule 2.14 plays rounds of moves, each closed by a commander (or its deadline).
-#: (English here, read in the reader's language: ``RulesetWords.text``.)
+#: (English here; ``words`` gives them in the reader's language: ``translated()``.)
 WORDS = RulesetWords(
-    round=Noun(N_("round"), N_("rounds"), _),
-    move=Noun(N_("move"), N_("moves"), _),
+    round=Noun(N_("round"), N_("rounds")),
+    move=Noun(N_("move"), N_("moves")),
     ending={
         "a_wins": N_("{a} wins the duel"),
         "b_wins": N_("{b} wins the duel"),
@@ -145,7 +145,7 @@ class Rule214(
     id = RULESET_ID
     # Read in the reader's language at each access (bot/rules/text.py).
     title = Localized(lambda: _("Rule 2.14 Duelling"))
-    words = WORDS
+    words = Localized(WORDS.translated)
 
     sheet_fields = Localized(_sheet_fields)
     # `/stats set member str agi`: the quick command for the two numbers every duel needs.
