@@ -17,7 +17,9 @@ Two kinds of English text become messages of the template (bot/locales/duelbot.p
    translator sees which of Discord's rules the translation has to meet.
 
 Texts built at run time (an f-string, a ruleset's declarations) are no literal and are not
-extracted: a ruleset's own words are its package's business.
+extracted. A ruleset's own words are its package's business: babel.cfg leaves bot/rules
+out of the bot's template, and `make catalogs` extracts each ruleset package (and the texts
+bot/rules shares) into a template of its own with the same methods (bot/rules/text.py).
 """
 
 from __future__ import annotations
@@ -154,16 +156,31 @@ def command_texts(tree: ast.AST) -> Iterator[tuple[int, str, str]]:
                 yield keyword.value.lineno, CHOICE_CONTEXT, text
 
 
-def extract_template(source_dir: Path, mapping_file: Path) -> Catalog:
+def _no_directory(path: str) -> bool:
+    return False
+
+
+def extract_template(
+    source_dir: Path, mapping_file: Path, *, subdirectories: bool = True
+) -> Catalog:
     """What ``pybabel extract -F <mapping_file> <source_dir>`` puts in the template, as a
-    catalog (messages and contexts; no header dates), for the catalog test to compare."""
+    catalog (messages and contexts; no header dates), for the catalog test to compare.
+    ``subdirectories=False``: ``source_dir``'s own files only, as ``--ignore-dirs="* .*"``
+    extracts them (the texts bot/rules shares, without its ruleset packages: `make
+    catalogs`)."""
     with mapping_file.open(encoding="utf-8") as file:
         # Babel's own reader of the file, as `pybabel extract -F` uses it (unannotated).
         mapping = parse_mapping_cfg(file, str(mapping_file))  # type: ignore[no-untyped-call]
     method_map, options_map = mapping
     template = Catalog(domain=DOMAIN)
+
     found = extract_from_dir(
-        source_dir, method_map, options_map, comment_tags=(COMMENT_TAG,)
+        source_dir,
+        method_map,
+        options_map,
+        comment_tags=(COMMENT_TAG,),
+        # None: Babel's own filter (no hidden directories, babel.cfg's ignore patterns).
+        directory_filter=None if subdirectories else _no_directory,
     )
     for filename, lineno, message, comments, context in found:
         template.add(

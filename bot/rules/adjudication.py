@@ -27,6 +27,9 @@ from bot.rules.capabilities import (
 from bot.rules.dice import FairDice
 from bot.rules.errors import RulesError
 from bot.rules.terms import SIDES, ChoiceCheck, RoundResult, Side, StepWords
+from bot.rules.text import RulesetText
+
+_ = RulesetText(__package__)
 
 #: The server settings a close hands the ruleset's ``make_options`` besides the duel's house
 #: rules (what `duelbot verify` re-runs a round with): the missing-move policy.
@@ -169,7 +172,9 @@ def adjudicate(
 
 def _name(entry: Any, side: str) -> str:
     name = entry.get("name") if isinstance(entry, Mapping) else None
-    return name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
+    if isinstance(name, str) and name.strip():
+        return name
+    return _("Duellist {side}", side=side.upper())
 
 
 def _house_rules_shown(rules: Ruleset, recorded: Any) -> tuple[tuple[str, str], ...] | None:
@@ -190,7 +195,7 @@ def _shown_label(rules: Ruleset, submitted: str | None, shown: str | None) -> st
     submission's id is labelled)."""
     choice = submitted if submitted == shown else shown
     if choice is None:
-        return "no move"
+        return _("no move")
     try:
         return rules.choice_label(choice)
     except RulesError:  # a choice the ruleset refuses is shown as stored

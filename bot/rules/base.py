@@ -33,6 +33,9 @@ from bot.rules.terms import (
     Side,
     StepWords,
 )
+from bot.rules.text import N_, Localized, RulesetText
+
+_ = RulesetText(__package__)
 
 __all__ = ["SIDES", "Fighter", "MoveSpec", "RoundResult", "Ruleset", "Side"]
 
@@ -73,8 +76,16 @@ class Ruleset(ABC):
     id: str
     title: str
     #: How the game speaks (bot/rules/terms.py): rule 2.14's neutral words by default.
-    words: RulesetWords = RulesetWords(
-        ending=MappingProxyType({"a_wins": "{a} wins the duel", "b_wins": "{b} wins the duel"})
+    #: Read at each access, in the language of the scope that asks (``translated()``): a
+    #: ruleset declares ``words = Localized(WORDS.translated)`` (a plug-in without a
+    #: catalog may give plain ``RulesetWords``, read as they are).
+    words = Localized(
+        RulesetWords(
+            ending=MappingProxyType(
+                {"a_wins": N_("{a} wins the duel"), "b_wins": N_("{b} wins the duel")}
+            ),
+            text=_,
+        ).translated
     )
     sheet_fields: tuple[SheetField, ...] = ()
     # False while the bot cannot yet run this ruleset's flow end to end (its rules are pure
@@ -94,7 +105,7 @@ class Ruleset(ABC):
     def choice_label(self, choice: str | None) -> str:
         """How a canonical choice is shown to people."""
         if choice is None:
-            return "no move"
+            return _("no move")
         for move in self.moves():
             if move.id == choice:
                 return move.label
@@ -143,7 +154,10 @@ class Ruleset(ABC):
             f"`{m.id}`" + (f" ({'/'.join(m.aliases)})" if m.aliases else "")
             for m in self.moves(state, side)[:12]
         )
-        return f"{self.short_name()}: send one of {listed or 'the choices in the prompt'}."
+        if not listed:
+            return _("{ruleset}: send one of the choices in the prompt.",
+                     ruleset=self.short_name())
+        return _("{ruleset}: send one of {listed}.", ruleset=self.short_name(), listed=listed)
 
     def outcome_sentence(self, outcome: str, a_name: str, b_name: str) -> str:
         """One sentence for an outcome id with the duellists' names, from ``words.ending``;
@@ -151,14 +165,14 @@ class Ruleset(ABC):
         sentence = self.words.ending_sentence(outcome, a_name, b_name)
         if sentence is not None:
             return sentence
-        return f"The {self.words.round.one} is resolved"
+        return _("The {round} is resolved", round=self.words.round.one)
 
     def round_label(self, state: Any, number: int) -> str:
         """How the round (step) numbered ``number`` in the duel's history is named, from the
         state it opens on (``state.to_dict()``, or None when unknown): "round 3", "step 5".
         A game whose word depends on the state overrides it (By This Axe: "round 1, forfeit
         choice", a step inside a combat round)."""
-        return f"{self.words.round.one} {number}"
+        return _("{round} {number}", round=self.words.round.one, number=number)
 
     def unasked_label(self, state: Any, side: Side) -> str | None:
         """How a result shows the move of ``side`` when the round (step) opening on
@@ -196,7 +210,9 @@ class Ruleset(ABC):
             entry = state.get(side) if isinstance(state, Mapping) else None
             name = entry.get("name") if isinstance(entry, Mapping) else None
             names[side] = (
-                name if isinstance(name, str) and name.strip() else f"Duellist {side.upper()}"
+                name
+                if isinstance(name, str) and name.strip()
+                else _("Duellist {side}", side=side.upper())
             )
         return self.outcome_sentence(str(data.get("outcome") or "?"), names["a"], names["b"])
 

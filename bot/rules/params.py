@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.rules.errors import InvalidHouseRule
+from bot.rules.text import RulesetText
+
+_ = RulesetText(__package__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,7 @@ class DuelParam:
     aliases: tuple[tuple[str, str], ...] = ()
 
     def allowed_text(self) -> str:
-        return "true or false" if self.kind == "bool" else ", ".join(self.values)
+        return _("true or false") if self.kind == "bool" else ", ".join(self.values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +116,11 @@ def _param_value(param: DuelParam, raw_value: object) -> Any:
         if text in _FALSE:
             return False
         raise InvalidHouseRule(
-            f"{param.key} must be true or false (true/false, yes/no, 1/0), not {raw_value!r}."
+            _(
+                "{key} must be true or false (true/false, yes/no, 1/0), not {value}.",
+                key=param.key,
+                value=repr(raw_value),
+            )
         )
     given = _house_value(raw_value) if isinstance(raw_value, str) else None
     for value in param.values:
@@ -123,7 +130,12 @@ def _param_value(param: DuelParam, raw_value: object) -> Any:
         if given == _house_value(alias):
             return value
     raise InvalidHouseRule(
-        f"{param.key} must be one of {param.allowed_text()}, not {raw_value!r}."
+        _(
+            "{key} must be one of {allowed}, not {value}.",
+            key=param.key,
+            allowed=param.allowed_text(),
+            value=repr(raw_value),
+        )
     )
 
 
@@ -179,10 +191,16 @@ def normalize(
             old = by_legacy[key]
             value = dict(old.values).get(_house_value(raw_value).replace("-", "_"))
             if value is None:
-                allowed = ", ".join(v for v, _ in old.values)
+                allowed = ", ".join(v for v, _canonical in old.values)
                 raise InvalidHouseRule(
-                    f"{old.key} (the older name of {old.canonical}) must be one of "
-                    f"{allowed}, not {str(raw_value)!r}."
+                    _(
+                        "{key} (the older name of {canonical}) must be one of {allowed}, "
+                        "not {value}.",
+                        key=old.key,
+                        canonical=old.canonical,
+                        allowed=allowed,
+                        value=repr(str(raw_value)),
+                    )
                 )
             mapped[_house_key(old.canonical)] = (old.key, value)
             continue
@@ -202,8 +220,14 @@ def normalize(
         )
         if name in out and out[name] != canonical:
             raise InvalidHouseRule(
-                f"{old_key} and {name} disagree ({old_key} means {name}={canonical}, but "
-                f"{name}={out[name]} was given): give {name} alone."
+                _(
+                    "{old} and {name} disagree ({old} means {name}={canonical}, but "
+                    "{name}={given} was given): give {name} alone.",
+                    old=old_key,
+                    name=name,
+                    canonical=canonical,
+                    given=out[name],
+                )
             )
         out[name] = canonical
     return out
@@ -214,16 +238,23 @@ def _house_rule_value(rule: HouseRule, raw_value: object) -> str:
     value = dict(rule.aliases).get(value, value)
     if value not in rule.values:
         raise InvalidHouseRule(
-            f"{rule.key} must be one of {rule.allowed_text()}, not {str(raw_value)!r}."
+            _(
+                "{key} must be one of {allowed}, not {value}.",
+                key=rule.key,
+                allowed=rule.allowed_text(),
+                value=repr(str(raw_value)),
+            )
         )
     return value
 
 
 def _unknown_house_rule(key: str, rules: tuple[HouseRule, ...], title: str) -> str:
     if not rules:
-        return f"{key!r} is not a house rule: {title} has no house rules."
+        return _("{key} is not a house rule: {title} has no house rules.",
+                 key=repr(key), title=title)
     listed = "; ".join(f"{r.key} ({r.allowed_text()})" for r in rules)
-    return f"{key!r} is not a house rule of {title}. House rules: {listed}."
+    return _("{key} is not a house rule of {title}. House rules: {listed}.",
+             key=repr(key), title=title, listed=listed)
 
 
 def _unknown_param(
@@ -235,9 +266,19 @@ def _unknown_param(
 ) -> str:
     listed = [f"{p.key} ({p.allowed_text()})" for p in settings]
     listed += [f"{r.key} ({r.allowed_text()})" for r in rules]
-    listed += [f"{x.key} (older name of {x.canonical})" for x in legacy]
-    none = "" if rules else f" {title} has no house rules."
+    listed += [
+        _("{key} (older name of {canonical})", key=x.key, canonical=x.canonical)
+        for x in legacy
+    ]
     if not listed:
-        return f"{key!r} is not a {title} duel setting: it takes none.{none}"
+        if rules:
+            return _("{key} is not a {title} duel setting: it takes none.",
+                     key=repr(key), title=title)
+        return _("{key} is not a {title} duel setting: it takes none. {title} has no "
+                 "house rules.", key=repr(key), title=title)
     allowed = "; ".join(listed)
-    return f"{key!r} is not a {title} duel setting.{none} Allowed: {allowed}."
+    if rules:
+        return _("{key} is not a {title} duel setting. Allowed: {allowed}.",
+                 key=repr(key), title=title, allowed=allowed)
+    return _("{key} is not a {title} duel setting. {title} has no house rules. Allowed: "
+             "{allowed}.", key=repr(key), title=title, allowed=allowed)

@@ -24,6 +24,9 @@ from bot.rules.capabilities import PreDuel
 from bot.rules.capabilities import capability as capability  # re-exported
 from bot.rules.capabilities import check_ruleset as check_ruleset  # re-exported
 from bot.rules.errors import UnknownRuleset
+from bot.rules.text import RulesetText
+
+_ = RulesetText(__package__)
 
 #: duelbot's own entry points as its pyproject.toml declares them: used only when no
 #: installed duelbot distribution declares the group (tests/rules/test_ruleset_entry_points.py
@@ -94,8 +97,11 @@ def get(ruleset_id: str) -> Ruleset:
     try:
         return registry[ruleset_id]
     except KeyError:
-        known = ", ".join(sorted(registry)) or "none"
-        raise UnknownRuleset(f"Unknown ruleset {ruleset_id!r}; known: {known}.") from None
+        known = ", ".join(sorted(registry)) or _("none")
+        raise UnknownRuleset(
+            _("Unknown ruleset {ruleset}; known: {known}.", ruleset=repr(ruleset_id),
+              known=known)
+        ) from None
 
 
 def get_or_none(ruleset_id: str) -> Ruleset | None:

@@ -13,6 +13,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import RulesError
+from bot.rules.text import N_, RulesetText
+
+_ = RulesetText(__package__)
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
@@ -55,12 +58,32 @@ class RulesetWords:
     "allotment", "declaration"), who closes one (``closes``), and each outcome code as a
     plain sentence (``ending``: templates over ``{a}`` and ``{b}``, the duellists' names).
     Every post, DM, receipt, card, export and page takes its nouns from here; no outcome
-    code is ever shown to people."""
+    code is ever shown to people.
 
-    round: Noun = Noun("round", "rounds")
-    move: Noun = Noun("move", "moves")
+    A ruleset declares its words in English, with ``text``, the ``RulesetText`` of its
+    package (issue 28; the neutral words: bot/rules' own), and ``Ruleset.words`` gives
+    them ``translated()``, in the language of the scope that asks (bot/i18n/context.py).
+    Words already translated have no ``text``: they are plain strings, read as they are."""
+
+    round: Noun = Noun(N_("round"), N_("rounds"))
+    move: Noun = Noun(N_("move"), N_("moves"))
     closes: Closer = "commander"
     ending: Mapping[str, str] = field(default_factory=_no_endings)
+    text: RulesetText | None = field(default=_, compare=False)
+
+    def translated(self) -> RulesetWords:
+        """These words in the language of the scope that asks, from the catalog of
+        ``text``'s package (a word it lacks stays English); themselves without ``text``."""
+        text = self.text
+        if text is None:
+            return self
+        return RulesetWords(
+            round=Noun(text(self.round.one), text(self.round.many)),
+            move=Noun(text(self.move.one), text(self.move.many)),
+            closes=self.closes,
+            ending=MappingProxyType({k: text.raw(v) for k, v in self.ending.items()}),
+            text=None,
+        )
 
     def ending_sentence(self, outcome: str, a_name: str, b_name: str) -> str | None:
         """The plain sentence of ``outcome`` with the names, None when the words lack it."""

@@ -16,7 +16,9 @@ then, and for any text the catalog lacks, the English text is the text.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
+
+T = TypeVar("T")
 
 
 class TextLookup(Protocol):
@@ -72,3 +74,30 @@ class RulesetText:
 
     def context(self, context: str, msgid: str, /, **fields: object) -> str:
         return (_installed[0].text(self.package, context, msgid) or msgid).format_map(fields)
+
+    def raw(self, msgid: str) -> str:
+        """``msgid``'s translation unformatted (a template filled in later, such as an
+        outcome's ``{a} wins the duel``)."""
+        return _installed[0].text(self.package, None, msgid) or msgid
+
+
+def N_(msgid: str) -> str:
+    """Mark a literal of a ruleset package for ``pybabel extract`` without translating it:
+    a module constant (a move's label, a sheet field's help), translated where it is read
+    with the package's ``_(CONSTANT)``. Returns ``msgid`` unchanged."""
+    return msgid
+
+
+class Localized(Generic[T]):
+    """A class attribute of a ruleset computed at each access, in the reader's language:
+    ``title = Localized(lambda: _("Rule 2.14 Duelling"))``. The language is the scope of
+    the code that reads it (bot/i18n/context.py), so a ruleset's words are never frozen in
+    the language of whoever imported it first."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self.make = make
+
+    def __get__(self, obj: object, owner: Any = None) -> T:
+        return self.make()

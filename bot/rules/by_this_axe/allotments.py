@@ -11,6 +11,7 @@ from bot.rules.by_this_axe.tables import (
     FLEE,
     FLEE_FROM_ROUND,
 )
+from bot.rules.by_this_axe.text import N_, _
 from bot.rules.errors import InvalidChoice
 from bot.rules.terms import MoveSpec
 
@@ -31,7 +32,14 @@ class Allotment:
 
     @property
     def label(self) -> str:
+        """As the adjudication log states it (English)."""
         return f"Attack {self.attack}, Parry {self.parry}, Trick {self.tricks}"
+
+    @property
+    def shown(self) -> str:
+        """As a member reads it, in their language."""
+        return _("Attack {attack}, Parry {parry}, Trick {tricks}",
+                 attack=self.attack, parry=self.parry, tricks=self.tricks)
 
     @property
     def dice(self) -> int:
@@ -39,7 +47,7 @@ class Allotment:
 
 
 NOTHING = Allotment(0, 0, 0)
-FLEE_LABEL = "Flee (attempt to run away)"
+FLEE_LABEL = N_("Flee (attempt to run away)")
 FLEE_SPEC = MoveSpec(FLEE, FLEE_LABEL, "flee", ("run", "run away", "escape"))
 
 _CANONICAL = re.compile(r"a(\d+)p(\d+)t(\d+)")
@@ -56,11 +64,15 @@ _KEYWORDS: dict[str, str] = {
 }
 _FLEE_WORDS = frozenset({"flee", "run", "runaway", "escape", "flight", "fleeduel"})
 
-FORMS_TEXT = (
-    "write attack, parry and dirty-trick dice like 'a3 p1 t0', '3/1/0' or "
-    "'attack 3 parry 1 tricks 0' (at least 1 attack, at least 1 parry, at most 1 "
-    f"dirty trick), or '{FLEE}' from round {FLEE_FROM_ROUND}"
-)
+def forms_text() -> str:
+    """How an allotment is written, in the reader's language."""
+    return _(
+        "write attack, parry and dirty-trick dice like 'a3 p1 t0', '3/1/0' or "
+        "'attack 3 parry 1 tricks 0' (at least 1 attack, at least 1 parry, at most 1 "
+        "dirty trick), or '{flee}' from round {round}",
+        flee=FLEE,
+        round=FLEE_FROM_ROUND,
+    )
 
 
 def _normalise(text: str) -> str:
@@ -77,7 +89,9 @@ def _shown(text: object) -> str:
 def parse_form(text: str) -> Allotment | Literal["flee"]:
     """The allotment (or flee) a text names, checking its form only (not the rules)."""
     if not isinstance(text, str):
-        raise InvalidChoice(f"{_shown(text)} is not an allotment: {FORMS_TEXT}.")
+        raise InvalidChoice(
+            _("{text} is not an allotment: {forms}.", text=_shown(text), forms=forms_text())
+        )
     norm = _normalise(text)
     if re.sub(r"[\s_\-]+", "", norm) in _FLEE_WORDS or norm in ("flee the duel", "run away"):
         return FLEE
@@ -99,15 +113,21 @@ def parse_form(text: str) -> Allotment | Literal["flee"]:
         key = _KEYWORDS.get(re.sub(r"[ _\-]+", "", match.group(1)))
         if key is None:
             raise InvalidChoice(
-                f"{_shown(text)!r}: {match.group(1)!r} is not a maneuver area "
-                f"(attack, parry, tricks); {FORMS_TEXT}."
+                _("{text}: {area} is not a maneuver area (attack, parry, tricks); {forms}.",
+                  text=repr(_shown(text)), area=repr(match.group(1)), forms=forms_text())
             )
         if key in found:
-            raise InvalidChoice(f"{_shown(text)!r} names {key} twice; {FORMS_TEXT}.")
+            raise InvalidChoice(
+                _("{text} names {key} twice; {forms}.", text=repr(_shown(text)), key=key,
+                  forms=forms_text())
+            )
         found[key] = int(match.group(2))
         pos = match.end()
     if pos < len(words) or not found:
-        raise InvalidChoice(f"{_shown(text)!r} is not an allotment: {FORMS_TEXT}.")
+        raise InvalidChoice(
+            _("{text} is not an allotment: {forms}.", text=repr(_shown(text)),
+              forms=forms_text())
+        )
     return Allotment(found.get("attack", 0), found.get("parry", 0), found.get("tricks", 0))
 
 
@@ -115,29 +135,34 @@ def check_allotment(
     allot: Allotment, pool: int, *, allot_all: bool = False, who: str = ""
 ) -> Allotment:
     """``allot`` if it obeys the allotment clause for a pool of ``pool`` dice."""
-    pool_text = f"{who} has a pool of {pool} dice" if who else f"the pool is {pool} dice"
-    shown = allot.label
+    if who:
+        pool_text = _("{who} has a pool of {pool} dice", who=who, pool=pool)
+    else:
+        pool_text = _("the pool is {pool} dice", pool=pool)
+    fields = {"shown": allot.shown, "pool": pool_text, "dice": allot.dice}
     if allot.attack < 1:
         raise InvalidChoice(
-            f"{shown}: at least one die must be allotted to attack (By This Axe); {pool_text}."
+            _("{shown}: at least one die must be allotted to attack (By This Axe); {pool}.",
+              **fields)
         )
     if allot.parry < 1:
         raise InvalidChoice(
-            f"{shown}: at least one die must be allotted to parry (By This Axe); {pool_text}."
+            _("{shown}: at least one die must be allotted to parry (By This Axe); {pool}.",
+              **fields)
         )
     if allot.tricks > 1:
         raise InvalidChoice(
-            f"{shown}: only one die can be allotted to dirty tricks (By This Axe); "
-            f"{pool_text}."
+            _("{shown}: only one die can be allotted to dirty tricks (By This Axe); {pool}.",
+              **fields)
         )
     if allot.dice > pool:
         raise InvalidChoice(
-            f"{shown}: {allot.dice} dice allotted, more than the pool allows; {pool_text}."
+            _("{shown}: {dice} dice allotted, more than the pool allows; {pool}.", **fields)
         )
     if allot_all and allot.dice != pool:
         raise InvalidChoice(
-            f"{shown}: {allot.dice} dice allotted, but this duel requires every die of the "
-            f"pool to be allotted (allot_all); {pool_text}."
+            _("{shown}: {dice} dice allotted, but this duel requires every die of the "
+              "pool to be allotted (allot_all); {pool}.", **fields)
         )
     return allot
 
@@ -161,7 +186,9 @@ def choice_to_allotment(choice: str | None) -> Allotment:
         return NOTHING
     match = _CANONICAL.fullmatch(choice)
     if match is None:
-        raise InvalidChoice(f"{_shown(choice)} is not a canonical allotment id (a3p1t0).")
+        raise InvalidChoice(
+            _("{choice} is not a canonical allotment id (a3p1t0).", choice=_shown(choice))
+        )
     a, p, t = (int(g) for g in match.groups())
     return Allotment(a, p, t)
 

@@ -12,6 +12,7 @@ from bot.rules.by_this_axe.tables import (
     FORCE_DUEL,
     _hit,
 )
+from bot.rules.by_this_axe.text import _
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.terms import Fighter, LogEvent, Penalty, PreDuelOutcome
 
@@ -107,19 +108,21 @@ REFUSAL_PENALTY = "refusals"
 def settled(result: ChallengeResult, challenger: Fighter, challenged: Fighter) -> PreDuelOutcome:
     """The challenge as the pre-duel capability reports it: its sentence and penalty in
     plain words."""
-    who = challenger.name or "The challenger"
-    them = challenged.name or "The challenged character"
+    who = challenger.name or _("The challenger")
+    them = challenged.name or _("The challenged character")
     if result.outcome == "accepted":
-        sentence = f"{them} accepts the challenge: the duel is fought"
+        sentence = _("{them} accepts the challenge: the duel is fought", them=them)
     elif result.outcome == "forced":
         value = "?" if result.roll is None else result.roll.value
-        sentence = (
-            f"{them} refuses, but {who} forces the duel on a {value} (units in contact)"
+        sentence = _(
+            "{them} refuses, but {who} forces the duel on a {value} (units in contact)",
+            them=them, who=who, value=value,
         )
     else:
-        sentence = f"{them} refuses the challenge: no duel"
+        sentence = _("{them} refuses the challenge: no duel", them=them)
     penalties = (
-        (Penalty(REFUSAL_PENALTY, "b", f"{them} loses his leadership for this turn"),)
+        (Penalty(REFUSAL_PENALTY, "b",
+                 _("{them} loses his leadership for this turn", them=them)),)
         if result.leadership_lost
         else ()
     )

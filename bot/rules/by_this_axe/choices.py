@@ -6,6 +6,7 @@ canonical choice id, and a choice's label. ruleset.py, resolution.py and the exa
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from bot.rules.by_this_axe.allotments import (
@@ -28,6 +29,7 @@ from bot.rules.by_this_axe.forfeits import (
 )
 from bot.rules.by_this_axe.state import DuelState, forfeit_splits
 from bot.rules.by_this_axe.tables import FLEE, FLEE_FROM_ROUND, MAX_POOL
+from bot.rules.by_this_axe.text import _
 from bot.rules.errors import InvalidChoice
 from bot.rules.terms import SIDES, MoveSpec, Side
 
@@ -51,11 +53,11 @@ def legal_moves(state: Any = None, side: Side | None = None) -> tuple[MoveSpec, 
         if side in SIDES:
             pool = state.duellist(side).pool
     specs = tuple(
-        MoveSpec(x.id, x.label, "allotment", (f"{x.attack}/{x.parry}/{x.tricks}",))
+        MoveSpec(x.id, x.shown, "allotment", (f"{x.attack}/{x.parry}/{x.tricks}",))
         for x in legal_allotments(pool, allot_all=allot_all)
     )
     if not isinstance(state, DuelState) or state.round_no >= FLEE_FROM_ROUND:
-        specs += (FLEE_SPEC,)
+        specs += (replace(FLEE_SPEC, label=_(FLEE_SPEC.label)),)
     return specs
 
 
@@ -72,36 +74,36 @@ def parse_choice(text: str, state: Any = None, side: Side | None = None) -> str:
     if form == FLEE:
         if known and state.round_no < FLEE_FROM_ROUND:
             raise InvalidChoice(
-                f"You cannot flee in round {state.round_no}: a character may attempt "
-                f"to flee a duel beginning on round {FLEE_FROM_ROUND} (By This Axe). "
-                "Allot your dice instead, e.g. 'a2 p2 t0'."
+                _("You cannot flee in round {round}: a character may attempt to flee a duel "
+                  "beginning on round {first} (By This Axe). Allot your dice instead, e.g. "
+                  "'a2 p2 t0'.", round=state.round_no, first=FLEE_FROM_ROUND)
             )
         return FLEE
     assert isinstance(form, Allotment)
     if known and side in SIDES:
         me = state.duellist(side)
-        who = me.name or f"Duellist {side.upper()}"
+        who = me.name or _("Duellist {side}", side=side.upper())
         check_allotment(
             form, me.pool, allot_all=state.allot_all, who=f"{who} ({me.character})"
         )
     else:
-        check_allotment(form, MAX_POOL, allot_all=False, who="the largest character")
+        check_allotment(form, MAX_POOL, allot_all=False, who=_("the largest character"))
     return form.id
 
 
 def choice_label(choice: str | None) -> str:
     """``Ruleset.choice_label``: how a canonical choice is shown."""
     if choice is None:
-        return "no allotment"
+        return _("no allotment")
     if choice == FLEE:
-        return FLEE_LABEL
+        return _(FLEE_LABEL)
     if choice.startswith(FORFEIT_PREFIX):
         try:
             return forfeit_label(parse_forfeit_id(choice))
         except InvalidChoice:
             return choice
     try:
-        return choice_to_allotment(choice).label
+        return choice_to_allotment(choice).shown
     except InvalidChoice:
         return choice
 
@@ -127,10 +129,15 @@ def parse_forfeit(text: str, state: DuelState, side: Side | None) -> str:
     pending = state.pending
     assert pending is not None
     if side not in pending.victims:
+        names = [state.duellist(v).name or v for v in pending.victims]
+        if len(names) == 1:
+            raise InvalidChoice(
+                _("No choice is expected from you now: the round waits for the forfeit "
+                  "choice of {name}.", name=names[0])
+            )
         raise InvalidChoice(
-            "No choice is expected from you now: the round waits for the forfeit choice "
-            "of " + " and ".join(state.duellist(v).name or v for v in pending.victims)
-            + "."
+            _("No choice is expected from you now: the round waits for the forfeit choice "
+              "of {first} and {second}.", first=names[0], second=names[-1])
         )
     allot = tricked_allotment(state, side)
     splits = forfeit_splits(allot)
@@ -138,7 +145,8 @@ def parse_forfeit(text: str, state: DuelState, side: Side | None) -> str:
     if split not in splits:
         allowed = "; ".join(f"{forfeit_choice_id(x)} ({forfeit_label(x)})" for x in splits)
         raise InvalidChoice(
-            f"{_shown(text)!r} is not a forfeit you can make with {allot.label}: "
-            f"forfeit {splits[0].attack + splits[0].parry} dice. Allowed: {allowed}."
+            _("{text} is not a forfeit you can make with {allotment}: forfeit {count} dice. "
+              "Allowed: {allowed}.", text=repr(_shown(text)), allotment=allot.shown,
+              count=splits[0].attack + splits[0].parry, allowed=allowed)
         )
     return forfeit_choice_id(split)

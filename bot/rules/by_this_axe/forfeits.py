@@ -9,6 +9,7 @@ import re
 
 from bot.rules.by_this_axe.allotments import Allotment, _normalise, _shown, parse_form
 from bot.rules.by_this_axe.state import forfeit_splits
+from bot.rules.by_this_axe.text import _, _n
 from bot.rules.errors import InvalidChoice
 
 FORFEIT_PREFIX = "forfeit:"
@@ -25,18 +26,26 @@ def forfeit_choice_id(split: Allotment) -> str:
 
 
 def forfeit_label(split: Allotment) -> str:
-    parts = [
-        f"{n} {area} {'die' if n == 1 else 'dice'}"
-        for n, area in ((split.attack, "attack"), (split.parry, "parry"))
-        if n
-    ]
-    return "Forfeit " + (" and ".join(parts) or "nothing")
+    """A forfeit as a member reads it, in their language: "Forfeit 2 attack dice"."""
+    if split.attack and split.parry:
+        return _(
+            "Forfeit {attack} and {parry}",
+            attack=_n("{count} attack die", "{count} attack dice", split.attack),
+            parry=_n("{count} parry die", "{count} parry dice", split.parry),
+        )
+    if split.attack:
+        return _n("Forfeit {count} attack die", "Forfeit {count} attack dice", split.attack)
+    if split.parry:
+        return _n("Forfeit {count} parry die", "Forfeit {count} parry dice", split.parry)
+    return _("Forfeit nothing")
 
 
 def parse_forfeit_id(choice: str) -> Allotment:
     match = _ID.fullmatch(choice.strip()) if isinstance(choice, str) else None
     if match is None:
-        raise InvalidChoice(f"{_shown(choice)} is not a forfeit choice id (forfeit:a1p1).")
+        raise InvalidChoice(
+            _("{choice} is not a forfeit choice id (forfeit:a1p1).", choice=_shown(choice))
+        )
     return Allotment(int(match.group(1)), int(match.group(2)), 0)
 
 
@@ -45,7 +54,7 @@ def parse_forfeit_text(text: str, allot: Allotment) -> Allotment:
     (``a1 p1``, ``2/0``, ``attack 2``), or a word: ``attack`` / ``parry`` (as many as
     possible from that area), ``both`` / ``one each``."""
     if not isinstance(text, str):
-        raise InvalidChoice(f"{_shown(text)} is not a forfeit choice.")
+        raise InvalidChoice(_("{text} is not a forfeit choice.", text=_shown(text)))
     norm = _normalise(text)
     if norm.startswith(FORFEIT_PREFIX):
         return parse_forfeit_id(norm)
@@ -66,8 +75,8 @@ def parse_forfeit_text(text: str, allot: Allotment) -> Allotment:
     if not isinstance(form, Allotment) or form.tricks:
         splits = ", ".join(forfeit_choice_id(s) for s in forfeit_splits(allot))
         raise InvalidChoice(
-            f"{_shown(text)!r}: say which dice you forfeit, e.g. 'attack', 'parry', "
-            f"'one each' or 'a1 p1'. Allowed: {splits}."
+            _("{text}: say which dice you forfeit, e.g. 'attack', 'parry', 'one each' or "
+              "'a1 p1'. Allowed: {allowed}.", text=repr(_shown(text)), allowed=splits)
         )
     return form
 

@@ -57,6 +57,7 @@ from bot.rules.by_this_axe.tables import (
     _saves,
     _trick_works,
 )
+from bot.rules.by_this_axe.text import _
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import InvalidRoundInput
 from bot.rules.terms import SIDES, LogEvent, RoundResult, Side, other_side
@@ -114,7 +115,7 @@ def resolve_round(
     if not isinstance(state, DuelState):
         raise InvalidRoundInput("resolve needs a By This Axe duel state.")
     if state.ended:
-        raise InvalidRoundInput("This duel has already ended; no more rounds resolve.")
+        raise InvalidRoundInput(_("This duel has already ended; no more rounds resolve."))
     flight, forfeit = rules_in_force(state, options)
     # House rules given with the options at a close stay the duel's from then on.
     state = replace(state, flight=flight, forfeit=forfeit)

@@ -57,8 +57,9 @@ from bot.rules.by_this_axe.tables import (
     RULESET_ID,
     TITLE,
     WOUNDS_MAX,
-    _save_text,
+    save_shown,
 )
+from bot.rules.by_this_axe.text import N_, _
 from bot.rules.capabilities import (
     DiceByPattern,
     ExactOdds,
@@ -88,31 +89,81 @@ from bot.rules.terms import (
     Withholdable,
     other_side,
 )
+from bot.rules.text import Localized
 
-CHALLENGE_STEP = PreDuelStep(
-    "challenge",
-    "Challenge",
-    "A character challenges another within 9 inches; a refusal stands unless, with the "
-    "units in contact, the challenger forces the duel on a d6 of 1-3; a leader's first "
-    "refusal costs him his leadership for the turn (bot.rules.by_this_axe.challenge).",
-    headline="{a} challenges {b}",
-    summary="accepted, refused, or forced on 1-3",
-    # The keys are the /duel challenge option names since the command began.
-    inputs=(
-        PreDuelInput("accepted", "bool", "accepted", "Did the challenged accept?",
-                     required=True),
-        PreDuelInput("contact", "bool", "units in contact",
-                     "Are both characters' units in contact (a refusal can then be forced)?",
-                     default=False),
-    ),
-)
+#: The pre-duel step's id (``/duel challenge``).
+CHALLENGE_ID = "challenge"
+#: The challenge's headline, a template over the names (filled in by ``headline_for``).
+CHALLENGE_HEADLINE = N_("{a} challenges {b}")
+
+
+def challenge_step() -> PreDuelStep:
+    """The challenge before the duel, its words in the reader's language."""
+    return PreDuelStep(
+        CHALLENGE_ID,
+        _("Challenge"),
+        _(
+            "A character challenges another within 9 inches; a refusal stands unless, with "
+            "the units in contact, the challenger forces the duel on a d6 of 1-3; a "
+            "leader's first refusal costs him his leadership for the turn "
+            "(bot.rules.by_this_axe.challenge)."
+        ),
+        headline=_.raw(CHALLENGE_HEADLINE),
+        summary=_("accepted, refused, or forced on 1-3"),
+        # The keys are the /duel challenge option names since the command began.
+        inputs=(
+            PreDuelInput("accepted", "bool", _("accepted"), _("Did the challenged accept?"),
+                         required=True),
+            PreDuelInput(
+                "contact", "bool", _("units in contact"),
+                _("Are both characters' units in contact (a refusal can then be forced)?"),
+                default=False,
+            ),
+        ),
+    )
 
 
 #: By This Axe plays rounds of secret allotments, closed by a commander (a round halted for
 #: a forfeit choice goes on by itself once the victims have chosen: ``step_words``).
-WORDS = RulesetWords(move=Noun("allotment", "allotments"), ending=ENDINGS)
+WORDS = RulesetWords(
+    round=Noun(N_("round"), N_("rounds")),
+    move=Noun(N_("allotment"), N_("allotments")),
+    ending=ENDINGS,
+    text=_,
+)
 #: The name of the step a round halts for (its label: "round 3, forfeit choice").
 FORFEIT_STEP = "forfeit choice"
+
+
+def _sheet_fields() -> tuple[SheetField, ...]:
+    """The sheet's fields, their help in the reader's language."""
+    return (
+        SheetField(
+            "character",
+            "choice",
+            _(
+                "Character type; dice pool: hero 4, superhero 8, champion 12, priest 3, "
+                "mage 3, high_priest 6, wizard 6"
+            ),
+            choices=CHARACTERS,
+        ),
+        SheetField(
+            "armor_save",
+            "int",
+            _(
+                "d6 result that saves a hit (5 = 5-6 saves; 0 or 7 = no save); base save, "
+                "the Heroic +1 is ignored in duels. Default by type: "
+                "hero/superhero/champion 5, priest/high_priest 6, mage/wizard none"
+            ),
+            ARMOR_MIN,
+            ARMOR_MAX,
+        ),
+        SheetField("wounds", "int", _("Unsaved hits that defeat the character"), 1,
+                   WOUNDS_MAX, default=DEFAULT_WOUNDS),
+        SheetField("leader", "choice",
+                   _("The character is a leader (challenge refusals): yes or no"),
+                   choices=("no", "yes"), default="no"),
+    )
 
 
 class ByThisAxe(
@@ -123,8 +174,9 @@ class ByThisAxe(
     dice."""
 
     id = RULESET_ID
-    title = TITLE
-    words = WORDS
+    # Read in the reader's language at each access (bot/rules/text.py).
+    title = Localized(lambda: _(TITLE))
+    words = Localized(WORDS.translated)
     dice: tuple[int, ...] = (6,)
     # "rolls 1: ...", "rolls 4 dice (1, 2, 5, 4): ...", "saves on 5-6 ..., rolls 5, 4: ...",
     # "rolls a counterattack die: 3", "in contact: Ann rolls 2 and forces the duel".
@@ -133,28 +185,7 @@ class ByThisAxe(
         r"|a counterattack die: ([0-9]+))"
     )
 
-    sheet_fields = (
-        SheetField(
-            "character",
-            "choice",
-            "Character type; dice pool: hero 4, superhero 8, champion 12, priest 3, mage 3, "
-            "high_priest 6, wizard 6",
-            choices=CHARACTERS,
-        ),
-        SheetField(
-            "armor_save",
-            "int",
-            "d6 result that saves a hit (5 = 5-6 saves; 0 or 7 = no save); base save, the "
-            "Heroic +1 is ignored in duels. Default by type: hero/superhero/champion 5, "
-            "priest/high_priest 6, mage/wizard none",
-            ARMOR_MIN,
-            ARMOR_MAX,
-        ),
-        SheetField("wounds", "int", "Unsaved hits that defeat the character", 1, WOUNDS_MAX,
-                   default=DEFAULT_WOUNDS),
-        SheetField("leader", "choice", "The character is a leader (challenge refusals): "
-                   "yes or no", choices=("no", "yes"), default="no"),
-    )
+    sheet_fields = Localized(_sheet_fields)
 
     # -- choices ------------------------------------------------------------------------
 
@@ -203,10 +234,10 @@ class ByThisAxe(
         )
 
     def house_rules(self) -> tuple[HouseRule, ...]:
-        return HOUSE_RULES
+        return tuple(replace(rule, help=_(rule.help)) for rule in HOUSE_RULES)
 
     def duel_params(self) -> tuple[DuelParam, ...]:
-        return (ALLOT_ALL,)
+        return (replace(ALLOT_ALL, help=_(ALLOT_ALL.help)),)
 
     def legacy_params(self) -> tuple[LegacyParam, ...]:
         return (TRICK_TAKES_PARAM,)
@@ -250,15 +281,15 @@ class ByThisAxe(
         except RulesError:
             return super().round_label(state, number)
         if current.pending is not None:
-            return f"round {current.round_no}, {FORFEIT_STEP}"
-        return f"round {current.round_no}"
+            return _("round {number}, forfeit choice", number=current.round_no)
+        return _("round {number}", number=current.round_no)
 
     def step_words(self, state: Any, number: int) -> StepWords:
         """A forfeit choice is a step inside its combat round, closing by itself once the
         victims have chosen: it is spoken of as a step, and its answer as a choice."""
         words = super().step_words(state, number)
-        if words.label.endswith(FORFEIT_STEP):
-            return replace(words, round="step", move="choice", closes="itself")
+        if _halted(state):
+            return replace(words, round=_("step"), move=_("choice"), closes="itself")
         return words
 
     def unasked_label(self, state: Any, side: Side) -> str | None:
@@ -268,7 +299,7 @@ class ByThisAxe(
         if current.pending is None:
             return None
         allotted = choice_label(current.pending.picks.get(side))
-        return f"{allotted} (allotted before the {FORFEIT_STEP})"
+        return _("{allotted} (allotted before the forfeit choice)", allotted=allotted)
 
     def prompt(self, state: Any, side: Side) -> str | None:
         current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
@@ -278,28 +309,39 @@ class ByThisAxe(
         options = ", ".join(
             f"`{forfeit_choice_id(x)}` ({forfeit_label(x)})" for x in forfeit_splits(allot)
         )
-        return (
-            f"Round {current.round_no}: your opponent's dirty trick worked. You allotted "
-            f"{allot.label}; choose which dice you forfeit for the round: {options}. "
-            "You may also say `attack`, `parry` or `one each`."
+        return _(
+            "Round {number}: your opponent's dirty trick worked. You allotted "
+            "{allotment}; choose which dice you forfeit for the round: {options}. "
+            "You may also say `attack`, `parry` or `one each`.",
+            number=current.round_no,
+            allotment=allot.shown,
+            options=options,
         )
 
     def short_name(self) -> str:
-        return "By This Axe"
+        return _("By This Axe")
 
     def help_text(self, state: Any = None, side: Side | None = None) -> str:
         if isinstance(state, DuelState) and side in SIDES:
             asked = self.prompt(state, side)
             if asked is not None:
                 return asked
-        pool = ""
         if isinstance(state, DuelState) and side in SIDES:
             me = state.duellist(side)
-            pool = f" You have {me.pool} dice ({me.character.replace('_', ' ')})."
-        return (
+            return _(
+                "By This Axe: send an allotment of your dice to attack, parry and dirty "
+                "tricks, such as `a3 p1 t0` or `3/1/0` (at least 1 attack and 1 parry, at "
+                "most 1 dirty trick), or `flee` from round {round}. You have {pool} dice "
+                "({character}).",
+                round=FLEE_FROM_ROUND,
+                pool=me.pool,
+                character=me.character.replace("_", " "),
+            )
+        return _(
             "By This Axe: send an allotment of your dice to attack, parry and dirty tricks, "
             "such as `a3 p1 t0` or `3/1/0` (at least 1 attack and 1 parry, at most 1 dirty "
-            f"trick), or `flee` from round {FLEE_FROM_ROUND}.{pool}"
+            "trick), or `flee` from round {round}.",
+            round=FLEE_FROM_ROUND,
         )
 
     def outcome_kind(self, outcome: str, winner: Side | None, side: Side) -> OutcomeKind:
@@ -316,18 +358,21 @@ class ByThisAxe(
         save = side_state.get("armor_save")
         wounds = side_state.get("wounds", DEFAULT_WOUNDS)
         taken = side_state.get("wounds_taken")
+        name = character.replace("_", " ").title()
         shown = [
-            ("Character", character.replace("_", " ").title()
-             + (f" ({pool} dice)" if pool else "")),
-            ("Armor save", "?" if save is None else _save_text(int(save))),
-            ("Wounds", f"{taken} of {wounds} taken" if taken else str(wounds)),
+            (_("Character"),
+             _("{character} ({pool} dice)", character=name, pool=pool) if pool else name),
+            (_("Armor save"), "?" if save is None else save_shown(int(save))),
+            (_("Wounds"),
+             _("{taken} of {wounds} taken", taken=taken, wounds=wounds)
+             if taken else str(wounds)),
         ]
         if side_state.get("leader"):
-            shown.append(("Leader", "yes"))
+            shown.append((_("Leader"), _("yes")))
         return shown
 
     def pre_duel_steps(self) -> tuple[PreDuelStep, ...]:
-        return (CHALLENGE_STEP,)
+        return (challenge_step(),)
 
     def run_pre_duel_step(
         self,
@@ -341,8 +386,10 @@ class ByThisAxe(
     ) -> PreDuelOutcome:
         """The challenge: ``a`` challenges ``b``; inputs ``accepted`` and ``contact``; a
         leader's refusal is his first unless ``refusals`` is remembered for ``b``."""
-        if step_id != CHALLENGE_STEP.id:
-            raise InvalidRoundInput(f"{self.title} has no pre-duel step {step_id!r}.")
+        if step_id != CHALLENGE_ID:
+            raise InvalidRoundInput(
+                _("{title} has no pre-duel step {step}.", title=self.title, step=repr(step_id))
+            )
         result = challenge(
             a,
             b,
@@ -393,7 +440,7 @@ class ByThisAxe(
         if not isinstance(state, DuelState):
             raise InvalidRoundInput("outcome_distribution needs a By This Axe duel state.")
         if state.ended:
-            raise InvalidRoundInput("This duel has already ended; no more rounds resolve.")
+            raise InvalidRoundInput(_("This duel has already ended; no more rounds resolve."))
         opts = options if isinstance(options, Options) else Options()
         flight, forfeit = rules_in_force(state, opts)
         if forfeit == VICTIM_CHOOSES or state.pending is not None:
@@ -421,6 +468,17 @@ class ByThisAxe(
         self, values: Mapping[str, Any], house_rules: Mapping[str, str]
     ) -> OddsReport:
         return command_line.odds_report(self, values, house_rules)
+
+
+def _halted(state: Any) -> bool:
+    """Whether the round (step) opening on ``state`` is a forfeit choice."""
+    if state is None:
+        return False
+    try:
+        current = state if isinstance(state, DuelState) else DuelState.from_dict(state)
+    except RulesError:
+        return False
+    return current.pending is not None
 
 
 BY_THIS_AXE = ByThisAxe()

@@ -20,6 +20,7 @@ from bot.rules.by_this_axe.tables import (
     POOLS,
     WOUNDS_MAX,
 )
+from bot.rules.by_this_axe.text import _
 from bot.rules.errors import InvalidRoundInput, InvalidStats
 
 # -- sheets and state -----------------------------------------------------------------------
@@ -30,20 +31,30 @@ def _int_field(name: str, value: object, low: int, high: int) -> int:
         if isinstance(value, str) and value.strip().lstrip("+").isdigit():
             value = int(value.strip().lstrip("+"))
         else:
-            raise InvalidStats(f"{name} must be a whole number, not {value!r}.")
+            raise InvalidStats(
+                _("{name} must be a whole number, not {value}.", name=name, value=repr(value))
+            )
     if not low <= value <= high:
-        raise InvalidStats(f"{name} must be between {low} and {high}, not {value}.")
+        raise InvalidStats(
+            _("{name} must be between {low} and {high}, not {value}.",
+              name=name, low=low, high=high, value=value)
+        )
     return value
 
 
 def _character(value: object) -> str:
     key = re.sub(r"[\s_\-]+", "_", _normalise(value)) if isinstance(value, str) else ""
     if key not in POOLS:
-        allowed = ", ".join(f"{c} ({n} dice)" for c, n in POOLS.items())
-        given = "it is missing" if value is None else (
-            f"not {_shown(value)!r}" if isinstance(value, str) else f"not {_shown(value)}"
+        allowed = ", ".join(_("{character} ({count} dice)", character=c, count=n)
+                            for c, n in POOLS.items())
+        if value is None:
+            raise InvalidStats(
+                _("character must be one of {allowed}; it is missing.", allowed=allowed)
+            )
+        given = repr(_shown(value)) if isinstance(value, str) else _shown(value)
+        raise InvalidStats(
+            _("character must be one of {allowed}; not {value}.", allowed=allowed, value=given)
         )
-        raise InvalidStats(f"character must be one of {allowed}; {given}.")
     return key
 
 
@@ -53,13 +64,17 @@ def _bool_field(name: str, value: object) -> bool:
     if isinstance(value, str) and value.strip().casefold() in ("yes", "true", "1", "no",
                                                                 "false", "0"):
         return value.strip().casefold() in ("yes", "true", "1")
-    raise InvalidStats(f"{name} must be true or false, not {_shown(value)}.")
+    raise InvalidStats(
+        _("{name} must be true or false, not {value}.", name=name, value=_shown(value))
+    )
 
 
 def clean_sheet(sheet: Mapping[str, Any]) -> dict[str, Any]:
     """A validated sheet: character, armor_save (0 = none), wounds, leader."""
     if not isinstance(sheet, Mapping):
-        raise InvalidStats("A sheet must be an object with character, armor_save, wounds.")
+        raise InvalidStats(
+            _("A sheet must be an object with character, armor_save, wounds.")
+        )
     character = _character(sheet.get("character"))
     armor = sheet.get("armor_save")
     if armor is None:
@@ -67,8 +82,8 @@ def clean_sheet(sheet: Mapping[str, Any]) -> dict[str, Any]:
     armor = _int_field("armor_save", armor, ARMOR_MIN, ARMOR_MAX)
     if armor == 1:
         raise InvalidStats(
-            "armor_save must be 2 to 6 (the d6 result that saves), or 0 or 7 for no save; "
-            "1 would save every hit."
+            _("armor_save must be 2 to 6 (the d6 result that saves), or 0 or 7 for no save; "
+              "1 would save every hit.")
         )
     wounds = sheet.get("wounds")
     wounds = DEFAULT_WOUNDS if wounds is None else _int_field("wounds", wounds, 1, WOUNDS_MAX)

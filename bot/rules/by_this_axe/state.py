@@ -21,6 +21,7 @@ from bot.rules.by_this_axe.tables import (
     MissingMovePolicy,
     TrickTakes,
 )
+from bot.rules.by_this_axe.text import N_
 from bot.rules.errors import InvalidRoundInput
 from bot.rules.params import DuelParam, HouseRule, LegacyParam
 from bot.rules.terms import SIDES, Side
@@ -39,20 +40,24 @@ FLIGHT_RULE = HouseRule(
     "flight",
     (BEFORE_BLOWS, AFTER_BLOWS),
     BEFORE_BLOWS,
-    "when the flee die is rolled: before the opponent's blows (a hero fleeing a hero "
-    "escapes 1 time in 2) or after them, if the fleer survives",
+    N_(
+        "when the flee die is rolled: before the opponent's blows (a hero fleeing a hero "
+        "escapes 1 time in 2) or after them, if the fleer survives"
+    ),
 )
 FORFEIT_RULE = HouseRule(
     "forfeit",
     (VICTIM_CHOOSES, PARRY_FIRST, ATTACK_FIRST),
     VICTIM_CHOOSES,
-    "which two dice a successful dirty trick takes: the victim chooses (an extra step), "
-    "or parry dice first, or attack dice first",
+    N_(
+        "which two dice a successful dirty trick takes: the victim chooses (an extra step), "
+        "or parry dice first, or attack dice first"
+    ),
 )
 HOUSE_RULES: tuple[HouseRule, ...] = (FLIGHT_RULE, FORFEIT_RULE)
 
 ALLOT_ALL = DuelParam(
-    "allot_all", "bool", False, "every die must be allotted each round (true/false)"
+    "allot_all", "bool", False, N_("every die must be allotted each round (true/false)")
 )
 #: ``trick_takes`` predates the ``forfeit`` house rule: normalised to it at the start (and
 #: when stored params are read), so exports and status show the reading that runs.

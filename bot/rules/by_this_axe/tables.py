@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from bot.rules.by_this_axe.text import N_, _
+
 RULESET_ID = "by-this-axe"
-TITLE = "By This Axe duels"
+TITLE = N_("By This Axe duels")
 
 # -- characters ---------------------------------------------------------------------------
 
@@ -54,23 +56,26 @@ OUTCOMES: tuple[str, ...] = (
 )
 
 #: Each outcome in plain words (``RulesetWords.ending``: templates over ``{a}``, ``{b}``).
+#: (English here, read in the reader's language through the ruleset's words.)
 ENDINGS: dict[str, str] = {
-    A_WINS: "{b} is defeated: {a} wins the duel",
-    B_WINS: "{a} is defeated: {b} wins the duel",
-    BOTH_DEFEATED: "Both characters are defeated; the duel ends with no winner",
-    A_FLEES: "{a} runs away; the duel ends with no winner",
-    B_FLEES: "{b} runs away; the duel ends with no winner",
-    BOTH_FLEE: "Both characters run away; the duel ends with no winner",
-    CONTINUE: "Nobody is defeated and nobody ran away; the duel goes on",
-    FORFEIT_CHOICE: "A dirty trick worked: the round waits for the victim to choose "
-    "which two dice to forfeit",
+    A_WINS: N_("{b} is defeated: {a} wins the duel"),
+    B_WINS: N_("{a} is defeated: {b} wins the duel"),
+    BOTH_DEFEATED: N_("Both characters are defeated; the duel ends with no winner"),
+    A_FLEES: N_("{a} runs away; the duel ends with no winner"),
+    B_FLEES: N_("{b} runs away; the duel ends with no winner"),
+    BOTH_FLEE: N_("Both characters run away; the duel ends with no winner"),
+    CONTINUE: N_("Nobody is defeated and nobody ran away; the duel goes on"),
+    FORFEIT_CHOICE: N_(
+        "A dirty trick worked: the round waits for the victim to choose which two dice to "
+        "forfeit"
+    ),
 }
 
 
 def describe_outcome(outcome: str, a_name: str, b_name: str) -> str:
     """One sentence for an outcome id, with the duellists' names (for posts)."""
     template = ENDINGS.get(outcome)
-    return outcome if template is None else template.format(a=a_name, b=b_name)
+    return outcome if template is None else _(template, a=a_name, b=b_name)
 
 
 TrickTakes = Literal["parry_first", "attack_first"]
@@ -124,9 +129,15 @@ def _saves(value: int, armor_save: int) -> bool:
 
 
 def _save_text(armor_save: int) -> str:
+    """The armor save as the adjudication log states it (English)."""
     if armor_save == NO_SAVE:
         return "no save"
     return "6" if armor_save == 6 else f"{armor_save}-6"
+
+
+def save_shown(armor_save: int) -> str:
+    """The armor save as a member reads it, in their language."""
+    return _("no save") if armor_save == NO_SAVE else _save_text(armor_save)
 
 
 

@@ -27,6 +27,7 @@ from bot.rules.foeq.tables import (
     WEIRD,
     _normalise,
 )
+from bot.rules.foeq.text import _
 
 # -- parsing ---------------------------------------------------------------------------
 
@@ -108,23 +109,41 @@ def parse_setup(text: str) -> tuple[str, str, int]:
             slots.append(int(match.group(1)))
         else:
             raise InvalidChoice(
-                f"{_shown(text)!r}: {token!r} is not a stake, Style or spell slot level. "
-                f"{_SETUP_HELP}"
+                _("{text}: {token} is not a stake, Style or spell slot level. {help}",
+                  text=repr(_shown(text)), token=repr(token), help=_setup_help())
             )
     for what, found in (("stake", stakes), ("Style", styles), ("spell slot level", slots)):
         if len(found) != 1:
-            problem = "is missing" if not found else "is given more than once"
-            raise InvalidChoice(f"{_shown(text)!r}: the {what} {problem}. {_SETUP_HELP}")
+            raise InvalidChoice(_setup_problem(what, bool(found), repr(_shown(text))))
     if not 0 <= slots[0] <= LEVELS:
-        raise InvalidChoice(f"Spell slot level {slots[0]} is not 0 (cantrip) to 9.")
+        raise InvalidChoice(
+            _("Spell slot level {level} is not 0 (cantrip) to 9.", level=slots[0])
+        )
     return stakes[0], styles[0], slots[0]
 
 
-_SETUP_HELP = (
-    "Give your true stake (pride, first_blood, death), your Style (steadfast, quick, "
-    "overwhelming, weird, disruptive) and your spell slot level (0 = cantrip), e.g. "
-    "'stake=death;style=quick;slot=3' or 'death quick 3'."
-)
+def _setup_help() -> str:
+    return _(
+        "Give your true stake (pride, first_blood, death), your Style (steadfast, quick, "
+        "overwhelming, weird, disruptive) and your spell slot level (0 = cantrip), e.g. "
+        "'stake=death;style=quick;slot=3' or 'death quick 3'."
+    )
+
+
+def _setup_problem(what: str, given: bool, text: str) -> str:
+    """Why a setup lacks one part, or gives it twice: one whole sentence each."""
+    fields = {"text": text, "help": _setup_help()}
+    if what == "stake":
+        if given:
+            return _("{text}: the stake is given more than once. {help}", **fields)
+        return _("{text}: the stake is missing. {help}", **fields)
+    if what == "Style":
+        if given:
+            return _("{text}: the Style is given more than once. {help}", **fields)
+        return _("{text}: the Style is missing. {help}", **fields)
+    if given:
+        return _("{text}: the spell slot level is given more than once. {help}", **fields)
+    return _("{text}: the spell slot level is missing. {help}", **fields)
 
 
 def parse_move(text: str) -> str:
@@ -132,7 +151,10 @@ def parse_move(text: str) -> str:
     move = _MOVE_LOOKUP.get(key) or _MOVE_LOOKUP.get(key.replace("_", ""))
     if move is None:
         allowed = ", ".join(f"{m.id} ({'/'.join(m.aliases)})" for m in STARE_MOVES)
-        raise InvalidChoice(f"{_shown(text)!r} is not a Move. Allowed: {allowed}.")
+        raise InvalidChoice(
+            _("{text} is not a Move. Allowed: {allowed}.", text=repr(_shown(text)),
+              allowed=allowed)
+        )
     return move
 
 
@@ -144,8 +166,8 @@ def parse_style_change(text: str) -> str:
     style = _STYLE_LOOKUP.get(key) or _STYLE_LOOKUP.get(key.replace("_", ""))
     if style is None:
         raise InvalidChoice(
-            f"{_shown(text)!r}: say 'keep', or the Style to change to "
-            f"({', '.join(STYLES)})."
+            _("{text}: say 'keep', or the Style to change to ({styles}).",
+              text=repr(_shown(text)), styles=", ".join(STYLES))
         )
     return f"style={style}"
 
@@ -161,7 +183,8 @@ def parse_twist(text: str) -> tuple[str | None, int] | None:
     match = _REROLL.match(key)
     if match is None:
         raise InvalidChoice(
-            f"{_shown(text)!r}: say 'none', or the die to reroll, e.g. 'reroll:trick:2'."
+            _("{text}: say 'none', or the die to reroll, e.g. 'reroll:trick:2'.",
+              text=repr(_shown(text)))
         )
     return match.group(1), int(match.group(2))
 
@@ -171,7 +194,8 @@ def parse_consequence(text: str) -> str:
     found = _CONSEQUENCE_LOOKUP.get(key) or _CONSEQUENCE_LOOKUP.get(key.replace("_", ""))
     if found is None:
         raise InvalidChoice(
-            f"{_shown(text)!r} is not a consequence. Allowed: {', '.join(CONSEQUENCES)}."
+            _("{text} is not a consequence. Allowed: {allowed}.", text=repr(_shown(text)),
+              allowed=", ".join(CONSEQUENCES))
         )
     return found
 

@@ -33,6 +33,7 @@ from bot.rules.foeq.tables import (
     STYLE_LABELS,
     TRICK,
 )
+from bot.rules.foeq.text import _
 from bot.rules.terms import RoundResult, Side, other_side
 
 # -- helpers on a state ----------------------------------------------------------------
@@ -127,60 +128,96 @@ def step_prompt(state: FoeqState, side: Side) -> str | None:
     if side not in state.awaiting:
         return None
     me, other = state.duellist(side), state.duellist(other_side(side))
-    them = other.name or f"Duellist {other_side(side).upper()}"
+    them = other.name or _("Duellist {side}", side=other_side(side).upper())
+    rnd = state.stare_round
     if state.phase == SETUP:
         levels = ", ".join(str(n) for n in me.slot_levels())
-        return (
+        return _(
             "Setup: choose your true stake, style and slot, e.g. `death quick 3`. "
-            f"The public stake is {STAKE_LABELS[state.public_stake]}; your true stake is "
+            "The public stake is {stake}; your true stake is "
             "pride, first_blood or death; your Style steadfast, quick, overwhelming, weird or "
-            f"disruptive; your spell slot level one of {levels} (0 = cantrip). "
-            "All three stay secret until the Shot (the stake until the end)."
+            "disruptive; your spell slot level one of {levels} (0 = cantrip). "
+            "All three stay secret until the Shot (the stake until the end).",
+            stake=_(STAKE_LABELS[state.public_stake]),
+            levels=levels,
         )
     if state.phase == STARE_FIRST:
-        return (
-            f"The Stare, round {state.stare_round}, First Declaration: you have the lower "
-            f"Initiative, so you declare your Move first, in the open (e.g. `bluff`, `eye`, "
-            f"`sage`). {them} declares after you."
+        return _(
+            "The Stare, round {round}, First Declaration: you have the lower "
+            "Initiative, so you declare your Move first, in the open (e.g. `bluff`, `eye`, "
+            "`sage`). {them} declares after you.",
+            round=rnd,
+            them=them,
         )
     if state.phase == STARE_SECOND:
         first = state.corner(other_side(side)).move
-        declared = STARE[first].label if first in STARE else "no Move"
-        return (
-            f"The Stare, round {state.stare_round}, Second Declaration: {them} declared "
-            f"**{declared}**. Declare your Move, in the open (e.g. `bluff`, `eye`, `sage`)."
+        declared = _(STARE[first].label) if first in STARE else _("no Move")
+        return _(
+            "The Stare, round {round}, Second Declaration: {them} declared "
+            "**{declared}**. Declare your Move, in the open (e.g. `bluff`, `eye`, `sage`).",
+            round=rnd,
+            them=them,
+            declared=declared,
         )
     if state.phase == STARE_STYLE:
-        current = STYLE_LABELS[state.corner(side).style or STEADFAST]
-        return (
-            f"The Stare, round {state.stare_round}: you may change your Style (now "
-            f"{current}). Say `keep`, or the Style to change to. Your decision stays secret."
+        current = _(STYLE_LABELS[state.corner(side).style or STEADFAST])
+        return _(
+            "The Stare, round {round}: you may change your Style (now "
+            "{style}). Say `keep`, or the Style to change to. Your decision stays secret.",
+            round=rnd,
+            style=current,
         )
     if state.phase == SHOT_TWIST:
         pool = twist_pool(state, side)
-        dice = ""
-        if pool is not None:
-            kind, owner, values = pool
-            whose = "your" if owner == side else f"{them}'s"
-            dice = f" You may reroll one of {whose} {kind.capitalize()} dice: " + ", ".join(
-                f"#{i} ({v})" for i, v in enumerate(values, start=1)
-            ) + "."
-        return (
-            "The Shot, Strategic Twist: choose which die to reroll (e.g. `reroll trick 1`), "
-            f"or `none`.{dice}"
-        )
+        if pool is None:
+            return _(
+                "The Shot, Strategic Twist: choose which die to reroll (e.g. `reroll trick 1`), "
+                "or `none`."
+            )
+        kind, owner, values = pool
+        dice = ", ".join(f"#{i} ({v})" for i, v in enumerate(values, start=1))
+        return _twist_prompt(kind, None if owner == side else them, dice)
     if state.phase == SCORE_CHOICE:
         victor = state.shot_winner or side
         options = ", ".join(f"`{c}`" for c in consequence_options(state, victor))
         if victor != side:
-            return (
-                f"The Score: {them} won the Shot, but your Disruptive Style lets you choose "
-                f"the consequence you face (house rule disruptive = either): {options}."
+            return _(
+                "The Score: {them} won the Shot, but your Disruptive Style lets you choose "
+                "the consequence you face (house rule disruptive = either): {options}.",
+                them=them,
+                options=options,
             )
-        return (
-            f"The Score: you won the Shot. Choose the consequence {them} faces: {options}."
+        return _(
+            "The Score: you won the Shot. Choose the consequence {them} faces: {options}.",
+            them=them,
+            options=options,
         )
     return None
+
+
+def _twist_prompt(kind: str, owner: str | None, dice: str) -> str:
+    """The Strategic Twist's prompt when the Style grants a reroll: of the side's own dice
+    (``owner`` None) or of the named opponent's, Trick or Fault: one whole sentence each."""
+    fields = {"owner": owner, "dice": dice}
+    if owner is None and kind == TRICK:
+        return _(
+            "The Shot, Strategic Twist: choose which die to reroll (e.g. `reroll trick 1`), "
+            "or `none`. You may reroll one of your Trick dice: {dice}.", **fields
+        )
+    if owner is None:
+        return _(
+            "The Shot, Strategic Twist: choose which die to reroll (e.g. `reroll trick 1`), "
+            "or `none`. You may reroll one of your Fault dice: {dice}.", **fields
+        )
+    if kind == TRICK:
+        return _(
+            "The Shot, Strategic Twist: choose which die to reroll (e.g. `reroll trick 1`), "
+            "or `none`. You may reroll one of {owner}'s Trick dice: {dice}.", **fields
+        )
+    return _(
+        "The Shot, Strategic Twist: choose which die to reroll (e.g. `reroll trick 1`), "
+        "or `none`. You may reroll one of {owner}'s Fault dice: {dice}.", **fields
+    )
 
 
 

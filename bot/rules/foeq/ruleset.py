@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from bot.rules.base import Ruleset
@@ -36,13 +37,8 @@ from bot.rules.foeq.phases import (
     twist_pool,
 )
 from bot.rules.foeq.sheet import (
-    HIT_DICE_LIMIT,
-    HP_MAX_LIMIT,
-    LEVELS,
-    MOD_MAX,
-    MOD_MIN,
-    SLOT_COUNT_LIMIT,
     Duellist,
+    sheet_fields,
 )
 from bot.rules.foeq.state import (
     HOUSE_RULES,
@@ -53,19 +49,19 @@ from bot.rules.foeq.state import (
 from bot.rules.foeq.step import play_step
 from bot.rules.foeq.tables import (
     CONSEQUENCE_LABELS,
+    FAULT,
     KEEP,
     NO_TWIST,
     OVER,
     PRIDE,
     RULESET_ID,
-    SCHOOLS,
+    SCHOOL_LABELS,
     SCORE_CHOICE,
     SECRET_CHOICE,
     SECRET_PHASES,
     SETUP,
     SHOT_TWIST,
     SKILL_LABELS,
-    SKILLS,
     STAKE_LABELS,
     STAKES,
     STARE,
@@ -76,8 +72,10 @@ from bot.rules.foeq.tables import (
     STEADFAST,
     STYLE_LABELS,
     STYLES,
+    TRICK,
     WEIRD,
 )
+from bot.rules.foeq.text import N_, _
 from bot.rules.params import DuelParam, HouseRule
 from bot.rules.terms import (
     SIDES,
@@ -86,10 +84,10 @@ from bot.rules.terms import (
     Noun,
     RoundResult,
     RulesetWords,
-    SheetField,
     Side,
     Withholdable,
 )
+from bot.rules.text import Localized
 
 #: The export's name for a side's withheld choice.
 _CHOICE_OF: dict[Side, Withholdable] = {"a": "choices.a", "b": "choices.b"}
@@ -101,34 +99,38 @@ PUBLIC_STAKE = DuelParam(
     "public_stake",
     "choice",
     PRIDE,
-    "what the duel is fought for",
+    N_("what the duel is fought for"),
     values=STAKES,
     aliases=(("fb", STAKES[1]), ("firstblood", STAKES[1]), ("kill", STAKES[2])),
 )
-CHALLENGER = DuelParam("challenger", "choice", "a", "who issued the challenge", values=("a", "b"))
+CHALLENGER = DuelParam(
+    "challenger", "choice", "a", N_("who issued the challenge"), values=("a", "b")
+)
 
 
 #: FoEQ plays steps (the Stakes, each Declaration of the Stare, the Shot, the Score), each
 #: closing itself once the awaited duellists have chosen; a choice is a declaration.
+#: (English here; ``words`` gives them in the reader's language: ``translated()``.)
 WORDS = RulesetWords(
-    round=Noun("step", "steps"),
-    move=Noun("declaration", "declarations"),
+    round=Noun(N_("step"), N_("steps")),
+    move=Noun(N_("declaration"), N_("declarations")),
     closes="itself",
     ending={
-        "setup": "Stakes, Styles and spell slots chosen in secret; the Stare begins",
-        "declared": "A Move is declared",
-        "stare_a": "{a} wins this round of the Stare",
-        "stare_b": "{b} wins this round of the Stare",
-        "stare_none": "Nobody declared a Move this round of the Stare",
-        "style_decided": "A Style decision was made in secret",
-        "twist": "A Strategic Twist is resolved",
-        "shot_a": "{a} wins the Shot; the Score awaits the choice of the consequence",
-        "shot_b": "{b} wins the Shot; the Score awaits the choice of the consequence",
-        "a_wins": "{a} wins the duel",
-        "b_wins": "{b} wins the duel",
-        "tie": "The Shot is a tie: both duellists suffer the stakes",
-        "no_winner": "Both duellists forfeited; the duel ends with no winner",
+        "setup": N_("Stakes, Styles and spell slots chosen in secret; the Stare begins"),
+        "declared": N_("A Move is declared"),
+        "stare_a": N_("{a} wins this round of the Stare"),
+        "stare_b": N_("{b} wins this round of the Stare"),
+        "stare_none": N_("Nobody declared a Move this round of the Stare"),
+        "style_decided": N_("A Style decision was made in secret"),
+        "twist": N_("A Strategic Twist is resolved"),
+        "shot_a": N_("{a} wins the Shot; the Score awaits the choice of the consequence"),
+        "shot_b": N_("{b} wins the Shot; the Score awaits the choice of the consequence"),
+        "a_wins": N_("{a} wins the duel"),
+        "b_wins": N_("{b} wins the duel"),
+        "tie": N_("The Shot is a tie: both duellists suffer the stakes"),
+        "no_winner": N_("Both duellists forfeited; the duel ends with no winner"),
     },
+    text=_,
 )
 
 
@@ -139,8 +141,9 @@ class FoeqSpellDuel(
     sheets the duel changes (no exact odds: its steps depend on secret choices)."""
 
     id = RULESET_ID
-    title = "FoEQ spell duel"
-    words = WORDS
+    # Read in the reader's language at each access (bot/rules/text.py).
+    title = Localized(lambda: _("FoEQ spell duel"))
+    words = Localized(WORDS.translated)
     # The bot runs it end to end: one round per step, opened automatically (advances_at_once),
     # secret steps by DM, private notes by DM: see docs/rules/foeq-spell-duel.md.
     playable = True
@@ -152,40 +155,7 @@ class FoeqSpellDuel(
         r"|dic?e of [A-Z][a-z]+: ([0-9]+(?:, [0-9]+)*)|it is now ([0-9]+)"
     )
 
-    sheet_fields = (
-        SheetField("initiative", "int", "Initiative modifier", MOD_MIN, MOD_MAX, default=0),
-        SheetField(
-            "spell_attack", "int", "Spell attack bonus", MOD_MIN, MOD_MAX, default=0
-        ),
-        *(
-            SheetField(skill, "int", f"{SKILL_LABELS[skill]} modifier", MOD_MIN, MOD_MAX,
-                       default=0)
-            for skill in SKILLS
-        ),
-        SheetField("hp", "int", "Current Hit Points (default: hp_max)", 0, HP_MAX_LIMIT),
-        SheetField("hp_max", "int", "Hit Point maximum (required)", 1, HP_MAX_LIMIT),
-        SheetField("hit_dice", "int", "Hit Dice remaining", 0, HIT_DICE_LIMIT, default=1),
-        SheetField(
-            "spell_slots",
-            "list",
-            "Spell slots available per level, level 1 first, e.g. [4, 3, 2]",
-            0,
-            SLOT_COUNT_LIMIT,
-            default=[0] * LEVELS,
-        ),
-        SheetField(
-            "free_cast_levels",
-            "list",
-            "Levels at which an offensive spell can be cast without expending a slot",
-            1,
-            LEVELS,
-            default=[],
-        ),
-        SheetField(
-            "schools", "list", "Schools of magic the duellist can cast", choices=SCHOOLS,
-            default=[],
-        ),
-    )
+    sheet_fields = Localized(sheet_fields)
 
     # -- the step machine (the MultiStep capability the services use) -------------------
 
@@ -272,13 +242,13 @@ class FoeqSpellDuel(
         ``setup_choice(stake, style, slot)``."""
         me = state.duellist(side)
         return {
-            "stake": tuple(MoveSpec(s, STAKE_LABELS[s], "stake") for s in STAKES),
+            "stake": tuple(MoveSpec(s, _(STAKE_LABELS[s]), "stake") for s in STAKES),
             "style": tuple(
-                MoveSpec(s, STYLE_LABELS[s], "style", ("wierd",) if s == WEIRD else ())
+                MoveSpec(s, _(STYLE_LABELS[s]), "style", ("wierd",) if s == WEIRD else ())
                 for s in STYLES
             ),
             "slot": tuple(
-                MoveSpec(str(n), "Cantrip (0)" if n == 0 else f"Level {n}", "slot")
+                MoveSpec(str(n), _("Cantrip (0)") if n == 0 else _("Level {n}", n=n), "slot")
                 for n in me.slot_levels()
             ),
         }
@@ -286,7 +256,7 @@ class FoeqSpellDuel(
     # -- Ruleset ----------------------------------------------------------------------------
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
         if not isinstance(state, FoeqState):
-            return tuple(MoveSpec(m.id, m.label, "move", m.aliases) for m in STARE_MOVES)
+            return tuple(MoveSpec(m.id, _(m.label), "move", m.aliases) for m in STARE_MOVES)
         if side is None or side not in state.awaiting:
             return ()
         if state.phase == SETUP:
@@ -294,7 +264,8 @@ class FoeqSpellDuel(
             return tuple(
                 MoveSpec(
                     setup_choice(stake.id, style.id, int(slot.id)),
-                    f"{stake.label}, {style.label}, {slot.label}",
+                    _("{stake}, {style}, {slot}", stake=stake.label, style=style.label,
+                      slot=slot.label),
                     "setup",
                 )
                 for stake in parts["stake"]
@@ -303,29 +274,38 @@ class FoeqSpellDuel(
             )
         if state.phase in (STARE_FIRST, STARE_SECOND):
             return tuple(
-                MoveSpec(m.id, f"{m.label} ({SKILL_LABELS[m.skill]})", "move", m.aliases)
+                MoveSpec(
+                    m.id,
+                    _("{move} ({skill})", move=_(m.label), skill=_(SKILL_LABELS[m.skill])),
+                    "move",
+                    m.aliases,
+                )
                 for m in STARE_MOVES
             )
         if state.phase == STARE_STYLE:
             current = state.corner(side).style
             return (
-                MoveSpec(KEEP, f"Keep {STYLE_LABELS[current or STEADFAST]}", "style"),
+                MoveSpec(
+                    KEEP, _("Keep {style}", style=_(STYLE_LABELS[current or STEADFAST])),
+                    "style",
+                ),
                 *(
-                    MoveSpec(f"style={s}", f"Change to {STYLE_LABELS[s]}", "style")
+                    MoveSpec(f"style={s}", _("Change to {style}", style=_(STYLE_LABELS[s])),
+                             "style")
                     for s in STYLES
                     if s != current
                 ),
             )
         if state.phase == SHOT_TWIST:
             pool = twist_pool(state, side)
-            specs = [MoveSpec(NO_TWIST, "Reroll nothing", "twist")]
+            specs = [MoveSpec(NO_TWIST, _("Reroll nothing"), "twist")]
             if pool is not None:
                 kind, owner, values = pool
-                whose = "your" if owner == side else f"{state.duellist(owner).name}'s"
                 specs += [
                     MoveSpec(
                         f"reroll:{kind}:{i}",
-                        f"Reroll {whose} {kind.capitalize()} die #{i} ({value})",
+                        _reroll_label(kind, i, value, None if owner == side
+                                      else state.duellist(owner).name),
                         "twist",
                     )
                     for i, value in enumerate(values, start=1)
@@ -333,7 +313,7 @@ class FoeqSpellDuel(
             return tuple(specs)
         if state.phase == SCORE_CHOICE:
             return tuple(
-                MoveSpec(c, CONSEQUENCE_LABELS[c], "consequence")
+                MoveSpec(c, _(CONSEQUENCE_LABELS[c]), "consequence")
                 for c in consequence_options(state, state.shot_winner or side)
             )
         return ()
@@ -342,15 +322,21 @@ class FoeqSpellDuel(
         if not isinstance(state, FoeqState):
             return self._parse_stateless(text)
         if side is None or side not in state.awaiting:
-            who = ", ".join(state.awaiting) or "nobody"
-            raise InvalidChoice(f"No choice is expected from you now (awaiting: {who}).")
+            raise InvalidChoice(
+                _("No choice is expected from you now (awaiting: {who}).",
+                  who=", ".join(state.awaiting) or _("nobody"))
+            )
         if state.phase == SETUP:
             stake, style, slot = parse_setup(text)
             allowed = state.duellist(side).slot_levels()
             if slot not in allowed:
                 raise InvalidChoice(
-                    f"You cannot use a level {slot} spell slot: you can declare "
-                    f"{', '.join(str(n) for n in allowed)} (0 = cantrip)."
+                    _(
+                        "You cannot use a level {slot} spell slot: you can declare "
+                        "{allowed} (0 = cantrip).",
+                        slot=slot,
+                        allowed=", ".join(str(n) for n in allowed),
+                    )
                 )
             return setup_choice(stake, style, slot)
         if state.phase in (STARE_FIRST, STARE_SECOND):
@@ -364,13 +350,13 @@ class FoeqSpellDuel(
             pool = twist_pool(state, side)
             legal = [m.id for m in self.moves(state, side)]
             if pool is None:
-                raise InvalidChoice("Your Style grants no reroll: say 'none'.")
-            kind, _, values = pool
+                raise InvalidChoice(_("Your Style grants no reroll: say 'none'."))
+            kind, _owner, values = pool
             wanted, index = parsed
             if (wanted is not None and wanted != kind) or not 1 <= index <= len(values):
                 raise InvalidChoice(
-                    f"{_shown(text)!r} is not a die you may reroll. Allowed: "
-                    f"{', '.join(legal)}."
+                    _("{text} is not a die you may reroll. Allowed: {allowed}.",
+                      text=repr(_shown(text)), allowed=", ".join(legal))
                 )
             return f"reroll:{kind}:{index}"
         if state.phase == SCORE_CHOICE:
@@ -378,11 +364,11 @@ class FoeqSpellDuel(
             options = consequence_options(state, state.shot_winner or side)
             if found not in options:
                 raise InvalidChoice(
-                    f"{CONSEQUENCE_LABELS[found]} is not open to you. Allowed: "
-                    f"{', '.join(options)}."
+                    _("{consequence} is not open to you. Allowed: {allowed}.",
+                      consequence=_(CONSEQUENCE_LABELS[found]), allowed=", ".join(options))
                 )
             return found
-        raise InvalidChoice("The duel is over: no more choices.")
+        raise InvalidChoice(_("The duel is over: no more choices."))
 
     def _parse_stateless(self, text: str) -> str:
         for parse in (parse_move, parse_consequence):
@@ -404,35 +390,43 @@ class FoeqSpellDuel(
         except InvalidChoice:
             pass
         raise InvalidChoice(
-            f"{_shown(text)!r} is not a FoEQ choice: a Move, a setup "
-            "('death quick 3'), 'keep' or 'style=...', 'none' or 'reroll:trick:1', "
-            "or a consequence."
+            _(
+                "{text} is not a FoEQ choice: a Move, a setup ('death quick 3'), 'keep' or "
+                "'style=...', 'none' or 'reroll:trick:1', or a consequence.",
+                text=repr(_shown(text)),
+            )
         )
 
     def choice_label(self, choice: str | None) -> str:
         if choice is None:
-            return "no choice"
+            return _("no choice")
         if choice == SECRET_CHOICE:
-            return "(secret)"
+            return _("(secret)")
         if choice in STARE:
-            return STARE[choice].label
+            return _(STARE[choice].label)
         if choice in CONSEQUENCE_LABELS:
-            return CONSEQUENCE_LABELS[choice]
+            return _(CONSEQUENCE_LABELS[choice])
         if choice == KEEP:
-            return "Keep the Style"
+            return _("Keep the Style")
         if choice == NO_TWIST:
-            return "Reroll nothing"
+            return _("Reroll nothing")
         if choice.startswith("style="):
-            return f"Change Style to {STYLE_LABELS.get(choice[6:], choice[6:])}"
+            shown = STYLE_LABELS.get(choice[6:])
+            return _("Change Style to {style}", style=choice[6:] if shown is None else _(shown))
         if choice.startswith("reroll:"):
-            _, kind, index = [*choice.split(":"), "", ""][:3]
-            return f"Reroll {kind.capitalize()} die #{index}"
+            kind, index = [*choice.split(":"), "", ""][1:3]
+            if kind == TRICK:
+                return _("Reroll Trick die #{index}", index=index)
+            if kind == FAULT:
+                return _("Reroll Fault die #{index}", index=index)
+            return _("Reroll {kind} die #{index}", kind=kind.capitalize(), index=index)
         if choice.startswith("stake="):
             try:
                 stake, style, slot = parse_setup(choice)
             except InvalidChoice:
                 return choice
-            return f"{STAKE_LABELS[stake]}, {STYLE_LABELS[style]}, slot {slot}"
+            return _("{stake}, {style}, slot {slot}", stake=_(STAKE_LABELS[stake]),
+                     style=_(STYLE_LABELS[style]), slot=slot)
         return choice
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> dict[str, Any]:
@@ -457,7 +451,7 @@ class FoeqSpellDuel(
         )
 
     def duel_params(self) -> tuple[DuelParam, ...]:
-        return (PUBLIC_STAKE, CHALLENGER)
+        return tuple(replace(param, help=_(param.help)) for param in (PUBLIC_STAKE, CHALLENGER))
 
     def state_from_dict(self, data: Mapping[str, Any]) -> FoeqState:
         return FoeqState.from_dict(data)
@@ -472,7 +466,7 @@ class FoeqSpellDuel(
         )
 
     def house_rules(self) -> tuple[HouseRule, ...]:
-        return HOUSE_RULES
+        return tuple(replace(rule, help=_(rule.help)) for rule in HOUSE_RULES)
 
     # -- text ---------------------------------------------------------------------------
 
@@ -484,7 +478,7 @@ class FoeqSpellDuel(
             asked = step_prompt(state, side)
             if asked is not None:
                 return asked
-        return (
+        return _(
             "FoEQ spell duel: answer the step the bot's prompt asks for. Setup: your true "
             "stake, Style and spell slot level, e.g. `death quick 3`; the Stare: a Move such "
             "as `bluff`, `eye` or `sage`; a Style decision: `keep` or a Style; the Shot: "
@@ -503,20 +497,20 @@ class FoeqSpellDuel(
         hp_max = side_state.get("hp_max", "?")
         slots = side_state.get("spell_slots") or []
         slot_text = ", ".join(
-            f"L{level}×{count}"
+            _("L{level}×{count}", level=level, count=count)
             for level, count in enumerate(slots if isinstance(slots, list) else [], start=1)
             if count
         )
         shown = [
-            ("HP", f"{side_state.get('hp', hp_max)}/{hp_max}"),
-            ("Hit Dice", str(side_state.get("hit_dice", 1))),
-            ("Spell attack", signed("spell_attack")),
-            ("Initiative", signed("initiative")),
-            ("Spell slots", slot_text or "none (cantrips)"),
+            (_("HP"), f"{side_state.get('hp', hp_max)}/{hp_max}"),
+            (_("Hit Dice"), str(side_state.get("hit_dice", 1))),
+            (_("Spell attack"), signed("spell_attack")),
+            (_("Initiative"), signed("initiative")),
+            (_("Spell slots"), slot_text or _("none (cantrips)")),
         ]
         schools = side_state.get("schools")
         if schools:
-            shown.append(("Schools", ", ".join(str(x) for x in schools)))
+            shown.append((_("Schools"), ", ".join(_school(x) for x in schools)))
         return shown
 
     def resolve(
@@ -530,16 +524,35 @@ class FoeqSpellDuel(
         if not isinstance(state, FoeqState):
             raise InvalidRoundInput("resolve needs a FoeqState.")
         if state.ended or state.phase == OVER:
-            raise InvalidRoundInput("This duel has already ended; no more steps resolve.")
+            raise InvalidRoundInput(_("This duel has already ended; no more steps resolve."))
         canonical: dict[Side, str | None] = {}
         for side in SIDES:
             choice = choices.get(side)
             if choice is not None and side not in state.awaiting:
                 raise InvalidRoundInput(
-                    f"Side {side} has no choice to make in phase {state.phase}."
+                    _("Side {side} has no choice to make in phase {phase}.",
+                      side=side, phase=state.phase)
                 )
             canonical[side] = None if choice is None else self.parse_choice(choice, state, side)
         return play_step(state, canonical, dice, options)
+
+
+def _reroll_label(kind: str, index: int, value: int, owner: str | None) -> str:
+    """A reroll's label: of the chooser's own die (``owner`` None) or the named owner's."""
+    if owner is None:
+        if kind == TRICK:
+            return _("Reroll your Trick die #{index} ({value})", index=index, value=value)
+        return _("Reroll your Fault die #{index} ({value})", index=index, value=value)
+    if kind == TRICK:
+        return _("Reroll {owner}'s Trick die #{index} ({value})",
+                 owner=owner, index=index, value=value)
+    return _("Reroll {owner}'s Fault die #{index} ({value})",
+             owner=owner, index=index, value=value)
+
+
+def _school(school: object) -> str:
+    """A school of magic by its name in the reader's language (as stored when unknown)."""
+    return _(SCHOOL_LABELS[school]) if school in SCHOOL_LABELS else str(school)
 
 
 FOEQ = FoeqSpellDuel()

@@ -10,9 +10,12 @@ from typing import Any
 from bot.rules.errors import InvalidRoundInput, InvalidStats
 from bot.rules.foeq.tables import (
     SCHOOLS,
+    SKILL_LABELS,
     SKILLS,
     _normalise,
 )
+from bot.rules.foeq.text import _
+from bot.rules.terms import SheetField
 
 # -- sheets ----------------------------------------------------------------------------
 
@@ -25,9 +28,14 @@ LEVELS = 9
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidStats(f"{name} must be a whole number, not {value!r}.")
+        raise InvalidStats(
+            _("{name} must be a whole number, not {value}.", name=name, value=repr(value))
+        )
     if not low <= value <= high:
-        raise InvalidStats(f"{name} must be between {low} and {high}, not {value}.")
+        raise InvalidStats(
+            _("{name} must be between {low} and {high}, not {value}.",
+              name=name, low=low, high=high, value=value)
+        )
     return value
 
 
@@ -42,19 +50,22 @@ def _check_slots(value: object) -> tuple[int, ...]:
             try:
                 level = int(key)
             except (TypeError, ValueError):
-                raise InvalidStats(f"spell_slots: {key!r} is not a spell level.") from None
+                raise InvalidStats(
+                    _("spell_slots: {key} is not a spell level.", key=repr(key))
+                ) from None
             _check_int("spell_slots level", level, 1, LEVELS)
             counts[level - 1] = _check_int(
                 f"spell_slots[{level}]", count, 0, SLOT_COUNT_LIMIT
             )
     elif isinstance(value, list | tuple):
         if len(value) > LEVELS:
-            raise InvalidStats("spell_slots lists at most 9 levels (1 to 9).")
+            raise InvalidStats(_("spell_slots lists at most 9 levels (1 to 9)."))
         for i, count in enumerate(value):
             counts[i] = _check_int(f"spell_slots[{i + 1}]", count, 0, SLOT_COUNT_LIMIT)
     elif value is not None:
         raise InvalidStats(
-            "spell_slots must be a list of counts per level (level 1 first), e.g. [4, 2, 1]."
+            _("spell_slots must be a list of counts per level (level 1 first), e.g. "
+              "[4, 2, 1].")
         )
     return tuple(counts)
 
@@ -65,7 +76,7 @@ def _check_levels(value: object) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
     if not isinstance(value, list | tuple):
-        raise InvalidStats("free_cast_levels must be a list of spell levels 1 to 9.")
+        raise InvalidStats(_("free_cast_levels must be a list of spell levels 1 to 9."))
     return tuple(sorted({_check_int("free_cast_levels", v, 1, LEVELS) for v in value}))
 
 
@@ -75,13 +86,14 @@ def _check_schools(value: object) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [v for v in re.split(r"[\s,;]+", value) if v]
     if not isinstance(value, list | tuple):
-        raise InvalidStats("schools must be a list of schools of magic.")
+        raise InvalidStats(_("schools must be a list of schools of magic."))
     found: set[str] = set()
     for item in value:
         key = _normalise(item) if isinstance(item, str) else ""
         if key not in SCHOOLS:
             raise InvalidStats(
-                f"schools: {item!r} is not a school of magic. Allowed: {', '.join(SCHOOLS)}."
+                _("schools: {item} is not a school of magic. Allowed: {allowed}.",
+                  item=repr(item), allowed=", ".join(SCHOOLS))
             )
         found.add(key)
     return tuple(s for s in SCHOOLS if s in found)
@@ -132,17 +144,19 @@ class Duellist:
     @classmethod
     def from_sheet(cls, name: str, sheet: Mapping[str, Any]) -> Duellist:
         if not isinstance(sheet, Mapping):
-            raise InvalidStats("A FoEQ sheet must be an object of named fields.")
+            raise InvalidStats(_("A FoEQ sheet must be an object of named fields."))
 
         def mod(key: str) -> int:
             return _check_int(key, sheet.get(key, 0), MOD_MIN, MOD_MAX)
 
         if "hp_max" not in sheet:
-            raise InvalidStats("hp_max is required (the Hit Point maximum).")
+            raise InvalidStats(_("hp_max is required (the Hit Point maximum)."))
         hp_max = _check_int("hp_max", sheet.get("hp_max"), 1, HP_MAX_LIMIT)
         hp = _check_int("hp", sheet.get("hp", hp_max), 0, HP_MAX_LIMIT)
         if hp > hp_max:
-            raise InvalidStats(f"hp ({hp}) cannot exceed hp_max ({hp_max}).")
+            raise InvalidStats(
+                _("hp ({hp}) cannot exceed hp_max ({hp_max}).", hp=hp, hp_max=hp_max)
+            )
         return cls(
             name=name,
             initiative=mod("initiative"),
@@ -166,4 +180,41 @@ class Duellist:
         return cls.from_sheet(name, data)
 
 
-
+def sheet_fields() -> tuple[SheetField, ...]:
+    """The sheet's fields, their help in the reader's language."""
+    return (
+        SheetField("initiative", "int", _("Initiative modifier"), MOD_MIN, MOD_MAX, default=0),
+        SheetField(
+            "spell_attack", "int", _("Spell attack bonus"), MOD_MIN, MOD_MAX, default=0
+        ),
+        *(
+            SheetField(
+                skill, "int", _("{skill} modifier", skill=_(SKILL_LABELS[skill])),
+                MOD_MIN, MOD_MAX, default=0,
+            )
+            for skill in SKILLS
+        ),
+        SheetField("hp", "int", _("Current Hit Points (default: hp_max)"), 0, HP_MAX_LIMIT),
+        SheetField("hp_max", "int", _("Hit Point maximum (required)"), 1, HP_MAX_LIMIT),
+        SheetField("hit_dice", "int", _("Hit Dice remaining"), 0, HIT_DICE_LIMIT, default=1),
+        SheetField(
+            "spell_slots",
+            "list",
+            _("Spell slots available per level, level 1 first, e.g. [4, 3, 2]"),
+            0,
+            SLOT_COUNT_LIMIT,
+            default=[0] * LEVELS,
+        ),
+        SheetField(
+            "free_cast_levels",
+            "list",
+            _("Levels at which an offensive spell can be cast without expending a slot"),
+            1,
+            LEVELS,
+            default=[],
+        ),
+        SheetField(
+            "schools", "list", _("Schools of magic the duellist can cast"), choices=SCHOOLS,
+            default=[],
+        ),
+    )

@@ -53,6 +53,7 @@ from bot.rules.foeq.tables import (
     TRICK,
     TWITCH,
 )
+from bot.rules.foeq.text import _
 from bot.rules.terms import (
     SIDES,
     Side,
@@ -81,14 +82,7 @@ class StarePhase(ShotPhase):
                 stake, style, slot = parse_setup(choice)
             self.set(side, stake=stake, style=style, slot=slot)
             free = slot in self.duellists[side].free_cast_levels and slot > 0
-            self.tell(
-                side,
-                f"Your secret choices: true stake {STAKE_LABELS[stake]}, Style "
-                f"{STYLE_LABELS[style]}, spell slot level {slot}"
-                + (" (a cantrip)" if slot == 0 else "")
-                + (" (cast without expending a slot)" if free else "")
-                + ".",
-            )
+            self.tell(side, _secret_choices(stake, style, slot, free))
         self.note(
             C_STAKES,
             f"the public stake, chosen by the challenger {self.name(self.s.challenger)}, "
@@ -177,7 +171,7 @@ class StarePhase(ShotPhase):
                     f"{mine.label} is Strong Against {STARE[theirs or ''].label}: "
                     f"{self.name(side)} has advantage on the check",
                 )
-        for _ in range(MAX_TIES):
+        for _attempt in range(MAX_TIES):
             totals: dict[Side, int] = {}
             for side in SIDES:
                 move = STARE[moves[side] or ""]
@@ -230,8 +224,9 @@ class StarePhase(ShotPhase):
         )
         self.tell(
             side,
-            f"Stare round {self.stare_round}: you learn {self.name(opponent)}'s current "
-            f"Style: {STYLE_LABELS[style]}.",
+            _("Stare round {round}: you learn {opponent}'s current Style: {style}.",
+              round=self.stare_round, opponent=self.name(opponent),
+              style=_(STYLE_LABELS[style])),
         )
 
     def offer_style_change(self, side: Side) -> None:
@@ -293,14 +288,14 @@ class StarePhase(ShotPhase):
         decision = KEEP if choice is None else parse_style_change(choice)
         current = self.corners[side].style or STEADFAST
         if decision == KEEP or decision == f"style={current}":
-            self.tell(side, f"You keep your Style: {STYLE_LABELS[current]}.")
+            self.tell(side, _("You keep your Style: {style}.", style=_(STYLE_LABELS[current])))
         else:
             style = decision.split("=", 1)[1]
             self.set(side, style=style)
             self.tell(
                 side,
-                f"You change your Style from {STYLE_LABELS[current]} to "
-                f"{STYLE_LABELS[style]}.",
+                _("You change your Style from {old} to {new}.",
+                  old=_(STYLE_LABELS[current]), new=_(STYLE_LABELS[style])),
             )
         self.note(
             C_STARE_RESOLVE, f"{self.name(side)} has privately decided about their Style"
@@ -314,3 +309,21 @@ class StarePhase(ShotPhase):
         else:
             self.shot()
 
+
+def _secret_choices(stake: str, style: str, slot: int, free: bool) -> str:
+    """The private note confirming a side's secret setup: one whole sentence each way."""
+    fields = {"stake": _(STAKE_LABELS[stake]), "style": _(STYLE_LABELS[style]), "slot": slot}
+    if slot == 0:
+        return _(
+            "Your secret choices: true stake {stake}, Style {style}, spell slot level {slot} "
+            "(a cantrip).", **fields
+        )
+    if free:
+        return _(
+            "Your secret choices: true stake {stake}, Style {style}, spell slot level {slot} "
+            "(cast without expending a slot).", **fields
+        )
+    return _(
+        "Your secret choices: true stake {stake}, Style {style}, spell slot level {slot}.",
+        **fields,
+    )

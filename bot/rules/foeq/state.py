@@ -22,6 +22,7 @@ from bot.rules.foeq.tables import (
     STYLES,
     MissingMovePolicy,
 )
+from bot.rules.foeq.text import N_
 from bot.rules.params import HouseRule
 from bot.rules.terms import SIDES, Side
 
@@ -127,22 +128,28 @@ STRONG_AGAINST_RULE = HouseRule(
     "strong-against",
     (ADVANTAGE, AUTO_WIN),
     ADVANTAGE,
-    "a Move Strong Against the opponent's Move gives advantage on the Stare check, or wins "
-    "it outright (no roll, the benefit without its 5-or-more part)",
+    N_(
+        "a Move Strong Against the opponent's Move gives advantage on the Stare check, or "
+        "wins it outright (no roll, the benefit without its 5-or-more part)"
+    ),
 )
 DISRUPTIVE_RULE = HouseRule(
     "disruptive",
     (WINNER_ONLY, EITHER),
     WINNER_ONLY,
-    "who the Disruptive Style lets choose the loser's consequence: only a Disruptive "
-    "winner, or a Disruptive duellist whether they won or lost",
+    N_(
+        "who the Disruptive Style lets choose the loser's consequence: only a Disruptive "
+        "winner, or a Disruptive duellist whether they won or lost"
+    ),
 )
 SHOT_TIE_RULE = HouseRule(
     "shot-tie",
     (TRUE_STAKES, PUBLIC_STAKES),
     TRUE_STAKES,
-    "a tie at the Shot: each suffers the other's true (secret) stake, or both suffer the "
-    "public stake",
+    N_(
+        "a tie at the Shot: each suffers the other's true (secret) stake, or both suffer "
+        "the public stake"
+    ),
 )
 HOUSE_RULES: tuple[HouseRule, ...] = (STRONG_AGAINST_RULE, DISRUPTIVE_RULE, SHOT_TIE_RULE)
 HOUSE_DEFAULTS: dict[str, str] = {rule.key: rule.default for rule in HOUSE_RULES}

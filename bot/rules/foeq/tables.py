@@ -8,6 +8,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.rules.foeq.text import N_
+
 RULESET_ID = "foeq-spell-duel"
 
 # -- the tables of FoEQ p20 -------------------------------------------------------------
@@ -16,7 +18,9 @@ PRIDE = "pride"
 FIRST_BLOOD = "first_blood"
 DEATH = "death"
 STAKES: tuple[str, ...] = (PRIDE, FIRST_BLOOD, DEATH)
-STAKE_LABELS = {PRIDE: "Pride", FIRST_BLOOD: "First Blood", DEATH: "Death"}
+#: The labels of this module are English (the adjudication log's, which stays English);
+#: a member reads them through the package's ``_`` (``_(STAKE_LABELS[stake])``).
+STAKE_LABELS = {PRIDE: N_("Pride"), FIRST_BLOOD: N_("First Blood"), DEATH: N_("Death")}
 STAKE_RANK = {PRIDE: 0, FIRST_BLOOD: 1, DEATH: 2}
 
 STEADFAST = "steadfast"
@@ -25,7 +29,13 @@ OVERWHELMING = "overwhelming"
 WEIRD = "weird"
 DISRUPTIVE = "disruptive"
 STYLES: tuple[str, ...] = (STEADFAST, QUICK, OVERWHELMING, WEIRD, DISRUPTIVE)
-STYLE_LABELS = {s: s.capitalize() for s in STYLES}
+STYLE_LABELS = {
+    STEADFAST: N_("Steadfast"),
+    QUICK: N_("Quick"),
+    OVERWHELMING: N_("Overwhelming"),
+    WEIRD: N_("Weird"),
+    DISRUPTIVE: N_("Disruptive"),
+}
 
 #: "You sometimes get...": advantage on the Shot's attack when the opponent's Style is one of
 ADVANTAGE_AGAINST: dict[str, frozenset[str]] = {
@@ -57,14 +67,14 @@ SKILLS: tuple[str, ...] = (
     "investigation",
 )
 SKILL_LABELS = {
-    "sleight_of_hand": "Dex (Sleight of Hand)",
-    "performance": "Cha (Performance)",
-    "deception": "Cha (Deception)",
-    "intimidation": "Cha (Intimidation)",
-    "perception": "Wis (Perception)",
-    "insight": "Wis (Insight)",
-    "arcana": "Int (Arcana)",
-    "investigation": "Int (Investigation)",
+    "sleight_of_hand": N_("Dex (Sleight of Hand)"),
+    "performance": N_("Cha (Performance)"),
+    "deception": N_("Cha (Deception)"),
+    "intimidation": N_("Cha (Intimidation)"),
+    "perception": N_("Wis (Perception)"),
+    "insight": N_("Wis (Insight)"),
+    "arcana": N_("Int (Arcana)"),
+    "investigation": N_("Int (Investigation)"),
 }
 
 SCHOOLS: tuple[str, ...] = (
@@ -77,6 +87,17 @@ SCHOOLS: tuple[str, ...] = (
     "necromancy",
     "transmutation",
 )
+#: The schools as members read them (the ids, lowercase, in English).
+SCHOOL_LABELS = {
+    "abjuration": N_("abjuration"),
+    "conjuration": N_("conjuration"),
+    "divination": N_("divination"),
+    "enchantment": N_("enchantment"),
+    "evocation": N_("evocation"),
+    "illusion": N_("illusion"),
+    "necromancy": N_("necromancy"),
+    "transmutation": N_("transmutation"),
+}
 #: The Pride alternatives, in the seed's order.
 PRIDE_SCHOOLS: tuple[str, ...] = (
     "necromancy",
@@ -106,17 +127,19 @@ class StareMove:
 
 
 STARE_MOVES: tuple[StareMove, ...] = (
-    StareMove(TWITCH, "Twitch", "sleight_of_hand", EYE_OF_THE_BEHOLDER, ("tw",)),
-    StareMove(SHOW_OFF, "Show Off", "performance", THE_LOOK, ("so", "showoff")),
-    StareMove(BLUFF, "Bluff", "deception", SAGE_ADVICE, ("bl",)),
-    StareMove(THE_LOOK, "The Look", "intimidation", SEE_THROUGH_THEM, ("look", "tl")),
+    StareMove(TWITCH, N_("Twitch"), "sleight_of_hand", EYE_OF_THE_BEHOLDER, ("tw",)),
+    StareMove(SHOW_OFF, N_("Show Off"), "performance", THE_LOOK, ("so", "showoff")),
+    StareMove(BLUFF, N_("Bluff"), "deception", SAGE_ADVICE, ("bl",)),
+    StareMove(THE_LOOK, N_("The Look"), "intimidation", SEE_THROUGH_THEM, ("look", "tl")),
     StareMove(
-        EYE_OF_THE_BEHOLDER, "Eye of the Beholder", "perception", BLUFF, ("eye", "eotb")
+        EYE_OF_THE_BEHOLDER, N_("Eye of the Beholder"), "perception", BLUFF, ("eye", "eotb")
     ),
-    StareMove(SEE_THROUGH_THEM, "See Through Them", "insight", TWITCH, ("see_through", "stt")),
-    StareMove(SAGE_ADVICE, "Sage Advice", "arcana", SHOW_OFF, ("sage", "sa")),
     StareMove(
-        TACTICAL_ANALYSIS, "Tactical Analysis", "investigation", TACTICAL_ANALYSIS,
+        SEE_THROUGH_THEM, N_("See Through Them"), "insight", TWITCH, ("see_through", "stt")
+    ),
+    StareMove(SAGE_ADVICE, N_("Sage Advice"), "arcana", SHOW_OFF, ("sage", "sa")),
+    StareMove(
+        TACTICAL_ANALYSIS, N_("Tactical Analysis"), "investigation", TACTICAL_ANALYSIS,
         ("tactical", "ta"),
     ),
 )
@@ -147,14 +170,14 @@ NO_TWIST = "none"
 HIT_DIE = "hit_die"
 CONSEQUENCES: tuple[str, ...] = (HIT_DIE, *PRIDE_SCHOOLS, FIRST_BLOOD, DEATH)
 CONSEQUENCE_LABELS = {
-    HIT_DIE: "Pride: lose one Hit Die",
-    "necromancy": "Pride (Necromancy): Poisoned for 1 minute",
-    "abjuration": "Pride (Abjuration): one random spell or magical effect ends",
-    "divination": "Pride (Divination): the winner learns their surface thoughts",
-    "enchantment": "Pride (Enchantment): Charmed by the winner for 10 minutes",
-    "illusion": "Pride (Illusion): Frightened of the winner for 10 minutes",
-    FIRST_BLOOD: "First Blood: HP to half the maximum (or 1)",
-    DEATH: "Death: HP to 0",
+    HIT_DIE: N_("Pride: lose one Hit Die"),
+    "necromancy": N_("Pride (Necromancy): Poisoned for 1 minute"),
+    "abjuration": N_("Pride (Abjuration): one random spell or magical effect ends"),
+    "divination": N_("Pride (Divination): the winner learns their surface thoughts"),
+    "enchantment": N_("Pride (Enchantment): Charmed by the winner for 10 minutes"),
+    "illusion": N_("Pride (Illusion): Frightened of the winner for 10 minutes"),
+    FIRST_BLOOD: N_("First Blood: HP to half the maximum (or 1)"),
+    DEATH: N_("Death: HP to 0"),
 }
 SECRET_CHOICE = "secret"
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from typing import Literal
 
 from bot.rules.errors import InvalidChoice, InvalidStats
+from bot.rules.rule_2_14.text import N_, _
 from bot.rules.terms import MoveSpec
 
 RULESET_ID = "rule-2.14"
@@ -20,15 +22,23 @@ RETREAT = "retreat"
 ATTACKS = frozenset({FULL_FRONTAL_STRIKE, SIDE_SWIPE})
 DEFENCES = frozenset({LOCK_ATTEMPT, EVADE})
 
+#: The moves with their English labels (what the adjudication log says, and what members
+#: may type); ``moves_shown()`` labels them in the reader's language.
 MOVES: tuple[MoveSpec, ...] = (
-    MoveSpec(FULL_FRONTAL_STRIKE, "Full Frontal Strike", "attack", ("ffs", "frontal")),
-    MoveSpec(SIDE_SWIPE, "Side Swipe", "attack", ("ss", "swipe")),
-    MoveSpec(LOCK_ATTEMPT, "Lock Attempt", "defence", ("lock", "la")),
-    MoveSpec(EVADE, "Evade", "defence", ("ev",)),
-    MoveSpec(RETREAT, "Retreat", "retreat", ("flee",)),
+    MoveSpec(FULL_FRONTAL_STRIKE, N_("Full Frontal Strike"), "attack", ("ffs", "frontal")),
+    MoveSpec(SIDE_SWIPE, N_("Side Swipe"), "attack", ("ss", "swipe")),
+    MoveSpec(LOCK_ATTEMPT, N_("Lock Attempt"), "defence", ("lock", "la")),
+    MoveSpec(EVADE, N_("Evade"), "defence", ("ev",)),
+    MoveSpec(RETREAT, N_("Retreat"), "retreat", ("flee",)),
 )
 MOVE_IDS: tuple[str, ...] = tuple(m.id for m in MOVES)
+#: The English labels (the adjudication log's, which stays English).
 LABELS: dict[str, str] = {m.id: m.label for m in MOVES}
+
+
+def moves_shown() -> tuple[MoveSpec, ...]:
+    """The moves as members see them: each label in the reader's language."""
+    return tuple(replace(m, label=_(m.label)) for m in MOVES)
 
 OUTCOMES: tuple[str, ...] = (
     "a_wins",
@@ -73,15 +83,23 @@ def parse_move(text: str) -> str:
     if move is None:
         shown = text if isinstance(text, str) else repr(text)
         shown = shown if len(shown) <= 40 else shown[:40] + "…"
-        raise InvalidChoice(f"{shown!r} is not a move. Allowed: {allowed_moves_text()}.")
+        raise InvalidChoice(
+            _("{text} is not a move. Allowed: {allowed}.", text=repr(shown),
+              allowed=allowed_moves_text())
+        )
     return move
 
 
 def check_stat(name: str, value: object, *, bounded: bool = True) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidStats(f"{name} must be a whole number, not {value!r}.")
+        raise InvalidStats(
+            _("{name} must be a whole number, not {value}.", name=name, value=repr(value))
+        )
     if bounded and not STAT_MIN <= value <= STAT_MAX:
-        raise InvalidStats(f"{name} must be between {STAT_MIN} and {STAT_MAX}, not {value}.")
+        raise InvalidStats(
+            _("{name} must be between {low} and {high}, not {value}.",
+              name=name, low=STAT_MIN, high=STAT_MAX, value=value)
+        )
     return value
 
 

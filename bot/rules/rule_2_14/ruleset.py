@@ -35,6 +35,7 @@ from bot.rules.rule_2_14.moves import (
     STAT_MIN,
     allowed_moves_text,
     check_stat,
+    moves_shown,
     parse_move,
 )
 from bot.rules.rule_2_14.state import (
@@ -42,11 +43,13 @@ from bot.rules.rule_2_14.state import (
     DuelState,
     Options,
 )
+from bot.rules.rule_2_14.text import N_, _
 from bot.rules.terms import (
     SIDES,
     Fighter,
     LogEvent,
     MoveSpec,
+    Noun,
     OutcomeKind,
     RoundResult,
     RulesetWords,
@@ -54,9 +57,12 @@ from bot.rules.terms import (
     Side,
     other_side,
 )
+from bot.rules.text import Localized
 
 #: Rule 2.14's one per-duel setting: the duellists start locked in combat.
-LOCKED = DuelParam("locked", "bool", False, "the duellists start locked in combat (true/false)")
+LOCKED = DuelParam(
+    "locked", "bool", False, N_("the duellists start locked in combat (true/false)")
+)
 
 #: duelbot's house rule: a duellist locked in combat cannot retreat (2.14.1 does not say
 #: so). A server sets its default (`/config locked-blocks-retreat`, `/config house-rule`);
@@ -66,7 +72,7 @@ LOCKED_BLOCKS_RETREAT = HouseRule(
     "locked-blocks-retreat",
     ("no", "yes"),
     "no",
-    "a duellist locked in combat cannot retreat: the retreat fails",
+    N_("a duellist locked in combat cannot retreat: the retreat fails"),
     aliases=YES_NO_ALIASES,
     server_alias="locked-blocks-retreat",
     former_setting="locked_blocks_retreat",
@@ -106,17 +112,28 @@ class _Round:
 
 
 #: Rule 2.14 plays rounds of moves, each closed by a commander (or its deadline).
+#: (English here; ``words`` gives them in the reader's language: ``translated()``.)
 WORDS = RulesetWords(
+    round=Noun(N_("round"), N_("rounds")),
+    move=Noun(N_("move"), N_("moves")),
     ending={
-        "a_wins": "{a} wins the duel",
-        "b_wins": "{b} wins the duel",
-        "a_retreats": "{a} retreats; the duel ends with no winner",
-        "b_retreats": "{b} retreats; the duel ends with no winner",
-        "both_retreat": "Both duellists retreat; the duel ends with no winner",
-        "locked": "The duellists are locked in combat; the duel goes on",
-        "no_effect": "No effect; the duel goes on",
+        "a_wins": N_("{a} wins the duel"),
+        "b_wins": N_("{b} wins the duel"),
+        "a_retreats": N_("{a} retreats; the duel ends with no winner"),
+        "b_retreats": N_("{b} retreats; the duel ends with no winner"),
+        "both_retreat": N_("Both duellists retreat; the duel ends with no winner"),
+        "locked": N_("The duellists are locked in combat; the duel goes on"),
+        "no_effect": N_("No effect; the duel goes on"),
     },
+    text=_,
 )
+
+
+def _sheet_fields() -> tuple[SheetField, ...]:
+    return (
+        SheetField("str", "int", _("Strength (STR)"), STAT_MIN, STAT_MAX),
+        SheetField("agi", "int", _("Agility (AGI)"), STAT_MIN, STAT_MAX),
+    )
 
 
 class Rule214(
@@ -126,13 +143,11 @@ class Rule214(
     adjudicate` input and verifiable dice (one round a step: no ``MultiStep``)."""
 
     id = RULESET_ID
-    title = "Rule 2.14 Duelling"
-    words = WORDS
+    # Read in the reader's language at each access (bot/rules/text.py).
+    title = Localized(lambda: _("Rule 2.14 Duelling"))
+    words = Localized(WORDS.translated)
 
-    sheet_fields = (
-        SheetField("str", "int", "Strength (STR)", STAT_MIN, STAT_MAX),
-        SheetField("agi", "int", "Agility (AGI)", STAT_MIN, STAT_MAX),
-    )
+    sheet_fields = Localized(_sheet_fields)
     # `/stats set member str agi`: the quick command for the two numbers every duel needs.
     quick_sheet_fields = ("str", "agi")
     # "Alice rolls DICE3 (STR 8 - AGI 5) rolled 2", "Bob rolls DICE-3 (...) is 0 (...)".
@@ -157,16 +172,17 @@ class Rule214(
         return tuple(dice)
 
     def moves(self, state: Any = None, side: Side | None = None) -> tuple[MoveSpec, ...]:
-        return MOVES
+        return moves_shown()
 
     # -- text ---------------------------------------------------------------------------
 
     def short_name(self) -> str:
-        return "rule 2.14"
+        return _("rule 2.14")
 
     def help_text(self, state: Any = None, side: Side | None = None) -> str:
         listed = ", ".join(f"`{m.id}` ({'/'.join(m.aliases)})" for m in MOVES)
-        return f"Rule 2.14 moves: {listed}. Send one move per round, e.g. `evade`."
+        return _("Rule 2.14 moves: {listed}. Send one move per round, e.g. `evade`.",
+                 listed=listed)
 
 
     def outcome_kind(self, outcome: str, winner: Side | None, side: Side) -> OutcomeKind:
@@ -183,7 +199,7 @@ class Rule214(
         locked = state.get("locked") if isinstance(state, Mapping) else None
         if locked is None:
             locked = result.get("locked")
-        return [("Locked in combat", "yes" if locked else "no")]
+        return [(_("Locked in combat"), _("yes") if locked else _("no"))]
 
     def fighter_summary(self, side_state: Mapping[str, Any]) -> list[tuple[str, str]]:
         """STR and AGI (what cards and exports show)."""
@@ -211,14 +227,14 @@ class Rule214(
         return DuelState(a=duellist(a), b=duellist(b), locked=bool(given.get(LOCKED.key, False)))
 
     def duel_params(self) -> tuple[DuelParam, ...]:
-        return (LOCKED,)
+        return (replace(LOCKED, help=_(LOCKED.help)),)
 
     def house_rules(self) -> tuple[HouseRule, ...]:
-        return (LOCKED_BLOCKS_RETREAT,)
+        return (replace(LOCKED_BLOCKS_RETREAT, help=_(LOCKED_BLOCKS_RETREAT.help)),)
 
     def status_notes(self, state: Mapping[str, Any]) -> tuple[str, ...]:
         """A live duel whose duellists are locked says so (`/duel status`)."""
-        return ("locked in combat",) if self.is_locked(state) else ()
+        return (_("locked in combat"),) if self.is_locked(state) else ()
 
     def is_locked(self, state: Mapping[str, Any]) -> bool:
         return bool(state.get("locked", False))
@@ -257,12 +273,15 @@ class Rule214(
     ) -> RoundResult:
         options = options or Options()
         if state.ended:
-            raise InvalidRoundInput("This duel has already ended; no more rounds resolve.")
+            raise InvalidRoundInput(_("This duel has already ended; no more rounds resolve."))
         moves: dict[Side, str | None] = {}
         for side in SIDES:
             move = choices.get(side)
             if move is not None and move not in MOVE_IDS:
-                raise InvalidChoice(f"{move!r} is not a move. Allowed: {allowed_moves_text()}.")
+                raise InvalidChoice(
+                    _("{text} is not a move. Allowed: {allowed}.", text=repr(move),
+                      allowed=allowed_moves_text())
+                )
             moves[side] = move
         rnd = _Round(state, moves, dice)
         if not self._missing_moves(rnd, options):
