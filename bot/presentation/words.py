@@ -22,10 +22,6 @@ from bot.rules.terms import RulesetWords, StepWords
 #: The words of a record whose ruleset is not registered: the neutral ones.
 NEUTRAL_WORDS = RulesetWords()
 
-PURPOSE_LABELS: dict[str, str] = {
-    "evade": N_("Evade"),
-    "full_frontal_strike": N_("Full Frontal Strike"),
-}
 
 #: How a round came to close, as a result says it.
 CLOSE_REASONS = {
@@ -176,11 +172,13 @@ def move_label(ruleset_id: str, move: str | None) -> str:
         return move
 
 
-def purpose_label(purpose: str) -> str:
-    """A roll's purpose as words: a known one translated, another (a ruleset's own id)
-    read as words."""
-    known = PURPOSE_LABELS.get(purpose)
-    return _(known) if known is not None else purpose.replace("_", " ").title()
+def purpose_label(purpose: str, ruleset_id: str | None) -> str:
+    """A roll's purpose as words, the ruleset's (in the scope's language); the id read as
+    words when the ruleset is not installed."""
+    rules = ruleset_or_none(ruleset_id)
+    if rules is None:
+        return purpose.replace("_", " ").title()
+    return rules.roll_purpose_label(purpose)
 
 
 def outcome_text(outcome: str, a_name: str, b_name: str, ruleset_id: str | None = None) -> str:

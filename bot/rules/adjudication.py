@@ -27,7 +27,7 @@ from bot.rules.capabilities import (
 from bot.rules.dice import FairDice
 from bot.rules.errors import RulesError
 from bot.rules.terms import SIDES, ChoiceCheck, RoundResult, Side, StepWords
-from bot.rules.text import RulesetText
+from bot.rules.text import N_, RulesetText
 
 _ = RulesetText(__package__)
 
@@ -56,7 +56,7 @@ def adjudication_settings(rules: Ruleset, rules_in_force: Mapping[str, Any]) -> 
 
 
 #: How a result shows a side the round (step) did not ask to choose.
-NOT_ASKED = "not asked"
+NOT_ASKED = N_("not asked")
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def adjudicate(
 
     def label(side: Side) -> str:
         if shown.get(side) is None and side not in awaited:
-            return rules.unasked_label(before, side) or NOT_ASKED
+            return rules.unasked_label(before, side) or _(NOT_ASKED)
         return _shown_label(rules, choices[side], shown.get(side))
 
     return Adjudication(

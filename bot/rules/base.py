@@ -174,6 +174,12 @@ class Ruleset(ABC):
         choice", a step inside a combat round)."""
         return _("{round} {number}", round=self.words.round.one, number=number)
 
+    def roll_purpose_label(self, purpose: str) -> str:
+        """A roll's purpose (its id in the result, ``full_frontal_strike``) as the reader
+        reads it, in the scope's language. Default: the id read as words; a ruleset with a
+        catalog names its own."""
+        return purpose.replace("_", " ").title()
+
     def unasked_label(self, state: Any, side: Side) -> str | None:
         """How a result shows the move of ``side`` when the round (step) opening on
         ``state`` did not ask it to choose (By This Axe: the allotment it made before its

@@ -19,6 +19,12 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.sandbox.command_list import (
+    SUB_COMMAND,
+    SUB_COMMAND_GROUP,
+    flatten_command,
+    plain_words,
+)
 from bot.sandbox.guard import BadRequest, RequestGuard, check_strings, parse_json_body
 from bot.sandbox.texts import page_language, render_index
 from bot.sandbox.world import Cast, Person
@@ -41,7 +47,6 @@ CHANGES_WAIT_SECONDS = 25.0
 REPLY_WAIT_SECONDS = 8.0
 
 # Application command option types (Discord API docs, "Application Command Option Type").
-SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = (
     3, 4, 5, 6, 7, 8, 9, 10, 11,
 )
@@ -203,7 +208,7 @@ class SandboxApi:
                 "in_guild": contexts is None or 0 in contexts,
                 "in_dms": bool(in_dms) and not cmd.get("guild_id"),
             }
-            entries += _flatten(cmd, base)
+            entries += flatten_command(cmd, base)
         entries.sort(key=lambda e: str(e["path"]))
         return {"commands": entries}
 
@@ -435,54 +440,6 @@ class SandboxApi:
         record = self.fake.interactions.get(msg.interaction_id or 0)
         if msg.ephemeral and (record is None or record.user_id != person.user.id):
             raise BadRequest("that message is only visible to another member", 403)
-
-
-#: A Python list of names in a stand-in message: ['duel', 'member'].
-PY_LIST = re.compile(r"\[('[^']*'(?:, '[^']*')*)\]")
-
-
-def plain_words(message: str) -> str:
-    """The stand-in's refusal as a person reads it: no "fakediscord:" prefix, no Python list
-    ("/round needs required option(s) ['duel']" -> "/round needs these required options:
-    duel")."""
-    text = message.removeprefix("fakediscord: ")
-    text = text.replace("needs required option(s)", "needs these required options:")
-    return PY_LIST.sub(lambda m: ", ".join(n.strip("'") for n in m.group(1).split(", ")), text)
-
-
-def _flatten(cmd: JSON, base: JSON) -> list[JSON]:
-    top = list(cmd.get("options") or [])
-    entries: list[JSON] = []
-
-    def leaf(group: str | None, sub: str | None, node: JSON) -> JSON:
-        parts = [cmd["name"], group, sub]
-        return {
-            **base,
-            "path": " ".join(p for p in parts if p),
-            "group": group,
-            "subcommand": sub,
-            "description": node.get("description", ""),
-            "options": [_option(o) for o in node.get("options") or []],
-        }
-
-    subs = [o for o in top if int(o.get("type", 0)) in (SUB_COMMAND, SUB_COMMAND_GROUP)]
-    if not subs:
-        return [leaf(None, None, cmd)]
-    for opt in subs:
-        if int(opt["type"]) == SUB_COMMAND:
-            entries.append(leaf(None, opt["name"], opt))
-        else:
-            entries += [leaf(opt["name"], s["name"], s) for s in opt.get("options") or []]
-    return entries
-
-
-def _option(spec: JSON) -> JSON:
-    keys = ("name", "description", "type", "required", "choices", "autocomplete",
-            "min_value", "max_value", "min_length", "max_length", "channel_types")
-    return {k: spec.get(k) for k in keys if k in spec} | {
-        "required": bool(spec.get("required")),
-        "autocomplete": bool(spec.get("autocomplete")),
-    }
 
 
 def _coerce(name: str, otype: int, value: Any) -> Any:

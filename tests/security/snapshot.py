@@ -12,7 +12,6 @@ from sqlalchemy import select
 from bot.db.engine import Database
 from bot.db.models import Base
 
-
 NOT_STATE = frozenset({"member_languages"})
 
 

@@ -176,6 +176,11 @@ class Rule214(
 
     # -- text ---------------------------------------------------------------------------
 
+    def roll_purpose_label(self, purpose: str) -> str:
+        """A roll is for a move (evade, full_frontal_strike): the move's own label."""
+        known = LABELS.get(purpose)
+        return _(known) if known is not None else super().roll_purpose_label(purpose)
+
     def short_name(self) -> str:
         return _("rule 2.14")
 
