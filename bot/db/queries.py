@@ -228,6 +228,23 @@ async def member_languages(session: AsyncSession, user_ids: Sequence[int]) -> di
     return {int(uid): str(lang) for uid, lang in await session.execute(stmt)}
 
 
+async def newest_live_duel_language(session: AsyncSession, user_id: int) -> str | None:
+    """The language of the newest live duel ``user_id`` fights in (None: none, or one
+    started before duels had a language): whom the bot never heard from is answered in
+    their duel's language."""
+    found = await session.execute(
+        select(Duel.language)
+        .where(
+            or_(Duel.a_user_id == user_id, Duel.b_user_id == user_id),
+            Duel.status == "live",
+        )
+        .order_by(Duel.id.desc())
+        .limit(1)
+    )
+    language = found.scalar_one_or_none()
+    return None if language is None else str(language)
+
+
 async def set_member_language(
     session: AsyncSession, user_id: int, language: str, at: datetime
 ) -> None:

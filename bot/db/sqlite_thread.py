@@ -39,6 +39,7 @@ import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from contextvars import copy_context
 from functools import partial
 from operator import methodcaller
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -253,8 +254,11 @@ class SqliteThread:
         if not self._open:
             raise ValueError(CLOSED)
         begin, self._pending_begin = self._pending_begin, None
+        # In the caller's context, as asyncio.to_thread does: what the step builds for a
+        # reader (a move's label, its round's words) speaks the caller's language scope.
+        job = partial(copy_context().run, self._begin_then, begin, fn, args)
         try:
-            result: T = await self._hop(partial(self._begin_then, begin, fn, args))
+            result: T = await self._hop(job)
         except BaseException:
             if begin is not None and not self.in_transaction:
                 self._pending_begin = begin  # the BEGIN itself failed: still to do

@@ -11,7 +11,8 @@ the member's language remembered for their DMs.
   a channel post, the member's for a DM.
 - A DM the member sends (the DM move intake): ``dm_reply_language``, the language the
   member last used with the bot, else the one the bot's last DM to them spoke (the services
-  chose it by the same rule: theirs, else the duel's), else what the services have stored.
+  chose it by the same rule: theirs, else the duel's), else what the services have stored
+  (theirs, else their newest live duel's).
   A DM move is on the hot path (tests/discord/test_move_trace.py): what this process knows
   costs no call into the services.
 
@@ -19,19 +20,16 @@ Every interaction remembers the member's language (``MemberLanguages.heard``): a
 when it did not change (known in this process), else stored in the background, so the
 answer never waits for the database.
 
-What the services expose for this (``Services.languages``, ``OutboxItem.language``, the
-``guild_locale`` keyword of the calls that start a duel) is read here only, through
-``getattr`` and a signature check while the services may not have it yet; with them in
-place these helpers are plain calls.
+What the services expose for this: ``Services.languages`` (remember, dm_language_of),
+``OutboxItem.language`` and the ``guild_locale`` keyword of the calls that start a duel.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -40,6 +38,7 @@ import discord
 from bot.i18n.choice import dm_language, reply_language
 from bot.i18n.context import speaking
 from bot.services.container import Services
+from bot.services.errors import Unavailable
 from bot.services.views import OutboxItem
 
 log = logging.getLogger(__name__)
@@ -102,11 +101,8 @@ class MemberLanguages:
         task.add_done_callback(self._storing.discard)
 
     async def _store(self, user_id: int, locale: str | None, language: str) -> None:
-        service = language_service(self._services)
-        if service is None:
-            return
         try:
-            await service.remember(user_id, locale)
+            await self._services.languages.remember(user_id, locale)
         except Exception as exc:  # the database: told again at the member's next interaction
             log.warning("Cannot store the language of user %s: %s", user_id, exc)
             if self._known.get(user_id) == language:
@@ -116,11 +112,6 @@ class MemberLanguages:
         """Wait until what was heard so far is stored (tests, shutdown)."""
         while self._storing:
             await asyncio.gather(*self._storing, return_exceptions=True)
-
-
-def language_service(services: Services) -> Any:
-    """``Services.languages`` (remember, language_of), None where the services lack it."""
-    return getattr(services, "languages", None)
 
 
 @contextmanager
@@ -138,21 +129,13 @@ def answering(
 
 def post_language(post: OutboxItem) -> str | None:
     """The language an outbox post is rendered in (chosen when it was queued)."""
-    language = getattr(post, "language", None)
-    return language if isinstance(language, str) else None
+    return post.language
 
 
-def guild_locale_keyword(
-    start: Callable[..., Any], interaction: discord.Interaction[Any]
-) -> dict[str, str | None]:
-    """The ``guild_locale`` keyword for a service call that starts a duel (the server's
-    preferred locale: the duel's language when /config language chose none); empty for a
-    service that does not take it."""
-    try:
-        takes = "guild_locale" in inspect.signature(start).parameters
-    except (TypeError, ValueError):
-        takes = False
-    return {"guild_locale": locale_of(interaction.guild_locale)} if takes else {}
+def guild_locale(interaction: discord.Interaction[Any]) -> str | None:
+    """The server's preferred locale, for the calls that start a duel (the duel's language
+    when /config language chose none)."""
+    return locale_of(interaction.guild_locale)
 
 
 async def dm_reply_language(
@@ -160,15 +143,11 @@ async def dm_reply_language(
 ) -> str:
     """The language to answer a DM from ``user_id`` in: what this process knows of them
     (``MemberLanguages.known``), else the language stored as the one they last used,
-    else English."""
+    else their newest live duel's, else English."""
     known = languages.known(user_id) if languages is not None else None
     if known is not None:
         return known
-    service = language_service(services)
-    if service is None:
-        return dm_language(None, None, None)
     try:
-        stored = await service.language_of(user_id)
-    except Exception:  # the database: the answer itself says what is wrong
+        return await services.languages.dm_language_of(user_id)
+    except Unavailable:  # the database: the answer itself says what is wrong
         return dm_language(None, None, None)
-    return dm_language(stored if isinstance(stored, str) else None, None, None)

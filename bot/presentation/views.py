@@ -186,7 +186,7 @@ def round_result_view(
                 sides=roll.sides,
                 value=roll.value,
                 for_side=roll.for_side,
-                purpose=purpose_label(roll.purpose, result.ruleset),
+                purpose=purpose_label(roll.purpose, result.roll_purposes),
             )
             for roll in result.rolls
         ),

@@ -172,13 +172,11 @@ def move_label(ruleset_id: str, move: str | None) -> str:
         return move
 
 
-def purpose_label(purpose: str, ruleset_id: str | None) -> str:
-    """A roll's purpose as words, the ruleset's (in the scope's language); the id read as
-    words when the ruleset is not installed."""
-    rules = ruleset_or_none(ruleset_id)
-    if rules is None:
-        return purpose.replace("_", " ").title()
-    return rules.roll_purpose_label(purpose)
+def purpose_label(purpose: str, fixed: Mapping[str, str] | None) -> str:
+    """A roll's purpose as the published round fixed it in the ruleset's words; the id
+    read as words for a round published before it did."""
+    known = (fixed or {}).get(purpose)
+    return known if known is not None else purpose.replace("_", " ").title()
 
 
 def outcome_text(outcome: str, a_name: str, b_name: str, ruleset_id: str | None = None) -> str:

@@ -95,6 +95,8 @@ class Adjudication:
     advances_at_once: bool = False
     # Sheet fields the ended duel changed, per side (written back to the profiles).
     sheet_updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Each roll's purpose (its id) in the ruleset's words ("Full Frontal Strike").
+    roll_purposes: dict[str, str] = field(default_factory=dict)
 
 
 def adjudicate(
@@ -152,6 +154,9 @@ def adjudicate(
         house_rules=_house_rules_shown(rules, rules_in_force.get("house_rules")),
         dice=None if verifiable is None else tuple(verifiable.dice),
         status_notes=tuple(rules.status_notes(result.state.to_dict())),
+        roll_purposes={
+            roll.purpose: rules.roll_purpose_label(roll.purpose) for roll in result.rolls
+        },
         private_notes={}
         if steps is None
         else {

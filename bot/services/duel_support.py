@@ -127,14 +127,22 @@ def duellist_fallback_name(side: str) -> str:
     return _("Duellist {side}", side=side.upper())
 
 
-#: How a close stored the end of a duel before issue 24: "round 4: a_wins" (an outcome code).
+#: How a close stores the end of a duel a round's result ended: "round 4: a_wins" (the
+#: round's number and its outcome's id), read in each reader's language (issue 28).
 _CODED_END = re.compile(r"round ([0-9]+): ([a-z0-9_]+)")
 
 
+def coded_end(round_no: int, outcome: str) -> str | None:
+    """The stored end of a duel that round ``round_no`` ended with ``outcome``; None when
+    the outcome id does not fit the code (then the caller stores the words)."""
+    code = f"round {round_no}: {outcome}"  # i18n: not shown (a stored code)
+    return code if _CODED_END.fullmatch(code) else None
+
+
 def _end_reason(duel: Duel, rules: Ruleset | None) -> str | None:
-    """How the duel ended, in plain words: a reason stored with an outcome code by an older
-    close ("round 4: a_wins") reads as its ruleset's sentence ("round 4: Ann wins the
-    duel")."""
+    """How the duel ended, in plain words of the reader's language: a reason stored as an
+    outcome code ("round 4: a_wins") reads as its ruleset's sentence ("round 4: Ann wins
+    the duel"); a commander's reason as they wrote it."""
     reason = duel.end_reason
     coded = _CODED_END.fullmatch(reason or "")
     if coded is None or rules is None:

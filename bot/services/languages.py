@@ -54,3 +54,14 @@ class LanguageService:
         if found is not None:
             self._stored[user_id] = found
         return found
+
+    async def dm_language_of(self, user_id: int) -> str:
+        """The language a DM to (or an answer to a DM from) ``user_id`` speaks: the one
+        they last used with the bot, else their newest live duel's (the server's when it
+        started), else English."""
+        known = await self.language_of(user_id)
+        if known is not None:
+            return known
+        async with transaction(self._db) as session:
+            duel_language = await queries.newest_live_duel_language(session, user_id)
+        return supported_language(duel_language) or SOURCE_LANGUAGE

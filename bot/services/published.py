@@ -149,6 +149,9 @@ class PublishedRound(
     # dice the ruleset rolls (a result names a die only when there are several kinds).
     move_noun: str = ""
     dice: tuple[int, ...] | None = None
+    # Each roll's purpose id in the ruleset's words, in the duel's language (issue 28);
+    # None (stored before): the renderer reads the id as words.
+    roll_purposes: dict[str, str] | None = None
 
     @property
     def winner_name(self) -> str | None:
@@ -227,6 +230,7 @@ def publish(
             house_rules_shown=judged.house_rules,
             move_noun=judged.words.move,
             dice=judged.dice,
+            roll_purposes=judged.roll_purposes or None,
         )
         return msgspec.convert(data, PublishedRound)
     rules = registry.get_or_none(ruleset_id)
@@ -245,6 +249,10 @@ def publish(
         data["title"] = rules.short_name()
         data["fighters"] = {side: rules.fighter_summary(state[side]) for side in SIDES}
         data["move_noun"] = rules.words.move.one
+        data["roll_purposes"] = {
+            str(roll.get("purpose")): rules.roll_purpose_label(str(roll.get("purpose")))
+            for roll in public_result.get("rolls") or ()
+        } or None
         verifiable = capability(rules, VerifiableDice)
         data["dice"] = None if verifiable is None else verifiable.dice
     return msgspec.convert(data, PublishedRound)

@@ -37,6 +37,7 @@ from bot.services.duel_support import (
     announce,
     audit_duel,
     close_round_buttons,
+    coded_end,
     duel_view,
     duellist_fallback_name,
     iso,
@@ -389,10 +390,12 @@ class RoundCommands(DuelUseCases):
                 follows_undo_of=None if follows is None else follows.number,
                 judged=judged,
             )
-            # In plain words (a page shows it): "round 4: Ann wins the duel", never a code.
+            # Stored as its code, "round 4: a_wins": each reader reads it in their own
+            # language ("Runde 4: Ann gewinnt das Duell", duel_support._end_reason); an
+            # outcome id a code cannot carry is stored in the duel's words.
             ending = None
             if judged.result.ended:
-                ending = _(
+                ending = coded_end(rnd.number, judged.result.outcome) or _(
                     "{label}: {sentence}", label=judged.words.label, sentence=published.sentence
                 )
         result = judged.result

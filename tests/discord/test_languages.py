@@ -103,6 +103,9 @@ class Remembered:
     async def language_of(self, user_id: int) -> str | None:
         return self.stored.get(user_id)
 
+    async def dm_language_of(self, user_id: int) -> str:
+        return self.stored.get(user_id) or "en"
+
 
 async def test_a_member_language_is_stored_once_until_it_changes() -> None:
     service = Remembered()

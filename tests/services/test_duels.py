@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+
+from bot.i18n.context import speaking
 from sqlalchemy import select
 
 from bot.config import DuelSettings
@@ -484,8 +486,13 @@ async def test_close_updates_winner_and_end(database: Database) -> None:
     assert closed.duel.status == "ended" and closed.duel.winner_name == "Bob"
     duel = await _duel_row(database, duel_id)
     assert (duel.status, duel.winner) == ("ended", "b") and duel.ended_at is not None
-    # In plain words (issue 24): the round and the ruleset's sentence, never the code.
-    assert duel.end_reason == "round 1: Bob wins the duel", duel.end_reason
+    # Stored as the round's code (issue 28), read in plain words in the reader's language
+    # (issue 24: never the code): the round and the ruleset's sentence.
+    assert duel.end_reason == "round 1: b_wins", duel.end_reason
+    assert closed.duel.end_reason == "round 1: Bob wins the duel", closed.duel.end_reason
+    with speaking("de"):
+        german = await services.duels.get_duel(duel_id, GUILD)
+    assert german.end_reason is not None and german.end_reason.startswith("Runde 1: ")
     [post] = await outbox_rows(database, kind="round_result")
     assert post.on_behalf_of == COMMANDER  # the opener, since the scheduler closed it
     with pytest.raises(StateConflict):

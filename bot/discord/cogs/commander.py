@@ -22,7 +22,7 @@ from bot.discord.client import DuelBot, services_of
 from bot.discord.flood import refuse_over_budget
 from bot.discord.forum import duel_home
 from bot.discord.generated import stats_set_command
-from bot.discord.languages import guild_locale_keyword
+from bot.discord.languages import guild_locale
 from bot.discord.ruleset_choices import offer_rulesets, ruleset_choices
 from bot.discord.sheet_input import parse_sheet_fields
 from bot.exports.formats import export_duel, export_html
@@ -254,7 +254,7 @@ class Commander(commands.Cog):
         )
         view = await services.duels.start_duel(
             # The duel's language: the server's (/config language, else this locale).
-            **guild_locale_keyword(services.duels.start_duel, interaction),
+            guild_locale=guild_locale(interaction),
             guild_id=guild_id,
             channel_id=home.channel_id,
             thread_id=home.thread_id,
@@ -294,7 +294,7 @@ class Commander(commands.Cog):
         ruleset = inputs.pop("ruleset", None)
         duels = services_of(self.bot).duels
         outcome = await duels.challenge(
-            **guild_locale_keyword(duels.challenge, interaction),
+            guild_locale=guild_locale(interaction),
             guild_id=guild_id,
             channel_id=interaction.channel_id or 0,
             actor_id=interaction.user.id,
