@@ -205,7 +205,7 @@ def test_by_this_axe_challenge_and_summary_in_german() -> None:
         "Bob verliert für diesen Zug seine Anführerschaft"
     ]
     assert summary == [
-        ("Charakter", "Hero (4 Würfel)"),
+        ("Charakter", "Held (4 Würfel)"),
         ("Rüstungswurf", "kein Rüstungswurf"),
         ("Wunden", "1 von 2 erlitten"),
         ("Anführer", "ja"),

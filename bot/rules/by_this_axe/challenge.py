@@ -45,12 +45,6 @@ class ChallengeResult:
         }
 
 
-LEADERSHIP_PENALTY = (
-    "loses all leadership value for this turn only: he may not participate in an attack "
-    "this turn, may not voluntarily move to a new unit and may not rally a unit this turn"
-)
-
-
 def challenge(
     challenger: Fighter,
     challenged: Fighter,
@@ -70,33 +64,43 @@ def challenge(
     (``leader_first_refusal``), he loses his leadership for the turn. Later refusals are
     free (the caller passes ``leader_first_refusal=False``)."""
     log: list[LogEvent] = []
-    who = challenger.name or "The challenger"
-    them = challenged.name or "the challenged character"
-    log.append(LogEvent(C_CHALLENGE, f"{who} challenges {them} to personal combat"))
+
+    def note(clause: str, text: str) -> None:
+        log.append(LogEvent(_(clause), text))  # the log in the scope's language
+
+    who = challenger.name or _("The challenger")
+    them = challenged.name or _("the challenged character")
+    note(C_CHALLENGE, _("{who} challenges {them} to personal combat", who=who, them=them))
     if accepted:
-        log.append(LogEvent(C_CHALLENGE, f"{them} accepts: the duel is fought"))
+        note(C_CHALLENGE, _("{them} accepts: the duel is fought", them=them))
         return ChallengeResult("accepted", True, False, False, None, tuple(log))
-    log.append(LogEvent(C_REFUSAL, f"{them} refuses the challenge"))
+    note(C_REFUSAL, _("{them} refuses the challenge", them=them))
     roll: Roll | None = None
     if units_in_contact and attempt_force:
         roll = dice.roll(6, side="a", purpose=FORCE_DUEL)
+        # Translators: keep "rolls {value} and" in the form "würfelt {value} und" (the
+        # log's dice are read by a pattern, ByThisAxe.log_dice_pattern).
         if _hit(roll.value):
-            log.append(LogEvent(C_FORCE, f"the units are in contact: {who} rolls "
-                                f"{roll.value} and forces the duel (1-3); the refusal "
-                                "does not stand"))
+            note(C_FORCE, _("the units are in contact: {who} rolls {value} and forces the "
+                            "duel (1-3); the refusal does not stand",
+                            who=who, value=roll.value))
             return ChallengeResult("forced", True, False, False, roll, tuple(log))
-        log.append(LogEvent(C_FORCE, f"the units are in contact: {who} rolls {roll.value} "
-                            "and fails to force the duel (4-6)"))
+        note(C_FORCE, _("the units are in contact: {who} rolls {value} and fails to force "
+                        "the duel (4-6)", who=who, value=roll.value))
     is_leader = bool(challenged.sheet.get("leader", False))
     lost = is_leader and leader_first_refusal
     if lost:
-        log.append(LogEvent(C_REFUSAL, f"{them}'s first refusal as a leader: he "
-                            f"{LEADERSHIP_PENALTY}"))
+        note(C_REFUSAL, _(
+            "{them}'s first refusal as a leader: he loses all leadership value for this "
+            "turn only: he may not participate in an attack this turn, may not "
+            "voluntarily move to a new unit and may not rally a unit this turn",
+            them=them,
+        ))
     elif is_leader:
-        log.append(LogEvent(C_REFUSAL, f"{them} has declined before: this refusal is "
-                            "without penalty"))
+        note(C_REFUSAL, _("{them} has declined before: this refusal is without penalty",
+                          them=them))
     else:
-        log.append(LogEvent(C_REFUSAL, f"{them} is not a leader: no leadership to lose"))
+        note(C_REFUSAL, _("{them} is not a leader: no leadership to lose", them=them))
     return ChallengeResult("refused", False, True, lost, roll, tuple(log))
 
 

@@ -1,7 +1,14 @@
 """One By This Axe round, resolved: the reveal, dirty tricks (and a round halted for the
 victim's forfeit choice), attacks, parries, counterattacks, armor saves, flight, and the
 result. ``resolve_round`` is ``ByThisAxe.resolve`` (ruleset.py); every roll comes from the
-round's DiceSource and every step is written to the log with its clause."""
+round's DiceSource and every step is written to the log with its clause.
+
+The log is written in the scope's language (the duel's: bot/services/rounds.py), each line
+a whole sentence of the package's catalog. Its dice stay machine-readable in every
+language: each sentence that reports dice keeps one of the forms ``log_dice_pattern``
+(ruleset.py) reads, "rolls 4 dice (3, 6, 4, 4)", "rolls 3: ...", "rolls 5, 4: ...", "rolls a
+counterattack die: 3" (German: "würfelt 4 Würfel (3, 6, 4, 4)", "würfelt 3: ...",
+"würfelt einen Gegenangriffswürfel: 3")."""
 
 from __future__ import annotations
 
@@ -57,7 +64,7 @@ from bot.rules.by_this_axe.tables import (
     _saves,
     _trick_works,
 )
-from bot.rules.by_this_axe.text import _
+from bot.rules.by_this_axe.text import _, _n
 from bot.rules.dice import DiceSource, Roll
 from bot.rules.errors import InvalidRoundInput
 from bot.rules.terms import SIDES, LogEvent, RoundResult, Side, other_side
@@ -75,10 +82,11 @@ class _Round:
         self.allot: dict[Side, Allotment] = {s: choice_to_allotment(picks[s]) for s in SIDES}
 
     def name(self, side: Side) -> str:
-        return self.state.duellist(side).name or f"Duellist {side.upper()}"
+        return self.state.duellist(side).name or _("Duellist {side}", side=side.upper())
 
     def note(self, clause: str, text: str) -> None:
-        self.log.append(LogEvent(clause, text))
+        """A line citing ``clause`` (a marked constant of tables.py, translated here)."""
+        self.log.append(LogEvent(_(clause), text))
 
     def roll(self, side: Side, purpose: str) -> int:
         made = self.dice.roll(6, side=side, purpose=purpose)
@@ -94,12 +102,14 @@ def _faces(values: list[int]) -> str:
 
 
 def _dice(n: int) -> str:
-    return f"{n} die" if n == 1 else f"{n} dice"
+    # Translators: inside "rolls {dice} (3, 6, 4)": keep the number first and the
+    # same word for every number (German "{count} Würfel"): the log's dice are read
+    # by a pattern (ByThisAxe.log_dice_pattern).
+    return _n("{count} die", "{count} dice", n)
 
 
-def _hits(n: int, word: str = "hit") -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
+def _hits(n: int) -> str:
+    return _n("{count} hit", "{count} hits", n)
 
 
 def resolve_round(
@@ -122,7 +132,7 @@ def resolve_round(
     if state.pending is not None:
         return _resume(state, state.pending, choices, dice, flight)
     rnd = _Round(state, picks(state, choices), dice)
-    rnd.note(C_ROUNDS, f"round {state.round_no}")
+    rnd.note(C_ROUNDS, _("round {number}", number=state.round_no))
     forfeiter = _missing(rnd, options)
     if forfeiter is not None:
         victor = other_side(forfeiter)
@@ -162,31 +172,39 @@ def _conclude(
     winner: Side | None = None
     if len(defeated) == 2:
         outcome = BOTH_DEFEATED
-        rnd.note(C_ROUNDS, "both characters are defeated: the duel ends with no winner")
+        rnd.note(C_ROUNDS, _("both characters are defeated: the duel ends with no winner"))
     elif defeated:
         winner = other_side(defeated[0])
         outcome = f"{winner}_wins"
-        rnd.note(C_ROUNDS, f"{rnd.name(defeated[0])} is defeated: "
-                 f"{rnd.name(winner)} wins the duel")
+        rnd.note(C_ROUNDS, _("{loser} is defeated: {winner} wins the duel",
+                             loser=rnd.name(defeated[0]), winner=rnd.name(winner)))
     elif len(fled) == 2:
         outcome = BOTH_FLEE
-        rnd.note(C_ROUNDS, "both characters run away: the duel ends with no winner")
+        rnd.note(C_ROUNDS, _("both characters run away: the duel ends with no winner"))
     elif fled:
         outcome = f"{fled[0]}_flees"
-        rnd.note(C_ROUNDS, f"{rnd.name(fled[0])} runs away: the duel ends with no winner")
+        rnd.note(C_ROUNDS, _("{name} runs away: the duel ends with no winner",
+                             name=rnd.name(fled[0])))
     else:
         outcome = CONTINUE
-        rnd.note(C_ROUNDS, "nobody is defeated and nobody ran away: the duel goes on to "
-                 f"round {state.round_no + 1}")
+        rnd.note(C_ROUNDS, _("nobody is defeated and nobody ran away: the duel goes on to "
+                             "round {number}", number=state.round_no + 1))
     return _result(rnd, outcome, winner, after["a"], after["b"])
 
 def _halt(
     rnd: _Round, tricked: tuple[Side, ...], victims: tuple[Side, ...]
 ) -> RoundResult:
     """Stop after the dirty tricks: the victims choose their forfeited dice next."""
-    who = " and ".join(rnd.name(v) for v in victims)
-    rnd.note(C_FORFEIT_CHOICE, f"{who} must choose which dice to forfeit (house rule "
-             "forfeit = victim-chooses); the round goes on once they have chosen")
+    names = [rnd.name(v) for v in victims]
+    if len(names) == 1:
+        rnd.note(C_FORFEIT_CHOICE, _(
+            "{name} must choose which dice to forfeit (house rule forfeit = "
+            "victim-chooses); the round goes on once they have chosen", name=names[0]))
+    else:
+        rnd.note(C_FORFEIT_CHOICE, _(
+            "{first} and {second} must choose which dice to forfeit (house rule forfeit = "
+            "victim-chooses); the round goes on once they have chosen",
+            first=names[0], second=names[-1]))
     pending = PendingTrick(dict(rnd.picks), tricked, victims)
     new_state = replace(rnd.state, pending=pending, outcome=FORFEIT_CHOICE)
     return RoundResult(
@@ -212,13 +230,14 @@ def _resume(
     for side in SIDES:
         choice = choices.get(side)
         if choice is not None and side not in pending.victims:
+            waited = " and ".join(pending.victims)  # one victim: its side letter
             raise InvalidRoundInput(
-                f"Side {side} has no choice to make: the round waits for the forfeit "
-                "choice of " + " and ".join(pending.victims) + "."
+                _("Side {side} has no choice to make: the round waits for the forfeit "
+                  "choice of {waited}.", side=side, waited=waited)
             )
         picked[side] = None if choice is None else parse_forfeit(choice, state, side)
     rnd = _Round(replace(state, pending=None), dict(pending.picks), dice)
-    rnd.note(C_ROUNDS, f"round {state.round_no} goes on: the forfeited dice")
+    rnd.note(C_ROUNDS, _("round {number} goes on: the forfeited dice", number=state.round_no))
     for victim in pending.tricked:
         allot = rnd.allot[victim]
         splits = forfeit_splits(allot)
@@ -227,8 +246,9 @@ def _resume(
             continue
         choice = picked[victim]
         if choice is None:
-            rnd.note(C_FORFEIT_CHOICE, f"{rnd.name(victim)} chose nothing by the close: "
-                     "the dice are taken parry first, then attack")
+            rnd.note(C_FORFEIT_CHOICE, _("{name} chose nothing by the close: the dice are "
+                                         "taken parry first, then attack",
+                                         name=rnd.name(victim)))
             _forfeit(rnd, victim, forfeit_dice(allot, PARRY_FIRST), PARRY_FIRST)
             continue
         _forfeit(rnd, victim, after_split(allot, parse_forfeit_id(choice)),
@@ -263,26 +283,28 @@ def _result(
 def _missing(rnd: _Round, options: Options) -> Side | None:
     missing = [s for s in SIDES if rnd.picks[s] is None]
     for side in missing:
-        rnd.note(C_MISSING, f"{rnd.name(side)} sent no allotment by the close: no dice in "
-                 "attack, parry or dirty tricks this round")
+        rnd.note(C_MISSING, _("{name} sent no allotment by the close: no dice in attack, "
+                              "parry or dirty tricks this round", name=rnd.name(side)))
     if options.missing_move == "forfeit" and len(missing) == 1:
-        rnd.note(C_FORFEIT, f"{rnd.name(missing[0])} forfeits; "
-                 f"{rnd.name(other_side(missing[0]))} wins the duel")
+        rnd.note(C_FORFEIT, _("{loser} forfeits; {winner} wins the duel",
+                              loser=rnd.name(missing[0]),
+                              winner=rnd.name(other_side(missing[0]))))
         return missing[0]
     if options.missing_move == "forfeit" and len(missing) == 2:
-        rnd.note(C_FORFEIT, "neither duellist sent an allotment; nobody forfeits")
+        rnd.note(C_FORFEIT, _("neither duellist sent an allotment; nobody forfeits"))
     return None
 
 def _reveal(rnd: _Round) -> None:
     for side in SIDES:
         pick = rnd.picks[side]
         if pick == FLEE:
-            text = (f"{rnd.name(side)} attempts to flee (no attack, no parry, no dirty "
-                    "tricks this round)")
+            text = _("{name} attempts to flee (no attack, no parry, no dirty tricks this "
+                     "round)", name=rnd.name(side))
         elif pick is None:
-            text = f"{rnd.name(side)} has no dice in play"
+            text = _("{name} has no dice in play", name=rnd.name(side))
         else:
-            text = f"{rnd.name(side)} reveals {rnd.allot[side].label}"
+            text = _("{name} reveals {allotment}", name=rnd.name(side),
+                     allotment=rnd.allot[side].shown)
         rnd.note(C_REVEAL, text)
 
 def _roll_tricks(rnd: _Round) -> list[Side]:
@@ -294,40 +316,59 @@ def _roll_tricks(rnd: _Round) -> list[Side]:
         value = rnd.roll(side, DIRTY_TRICK)
         if _trick_works(value):
             worked.append(side)
-            rnd.note(C_TRICKS, f"{rnd.name(side)} rolls {value}: the dirty trick works "
-                     f"(1-2), {rnd.name(other_side(side))} forfeits two dice")
+            # Translators: keep "rolls {value}:" in the form "würfelt {value}:" (the
+            # log's dice are read by a pattern, ByThisAxe.log_dice_pattern).
+            rnd.note(C_TRICKS, _("{name} rolls {value}: the dirty trick works (1-2), "
+                                 "{victim} forfeits two dice", name=rnd.name(side),
+                                 value=value, victim=rnd.name(other_side(side))))
         else:
-            rnd.note(C_TRICKS, f"{rnd.name(side)} rolls {value}: no effect (3-6)")
+            rnd.note(C_TRICKS, _("{name} rolls {value}: no effect (3-6)",
+                                 name=rnd.name(side), value=value))
     return worked
 
 def _forfeit(rnd: _Round, victim: Side, after: Allotment, how: str) -> None:
     before = rnd.allot[victim]
     rnd.allot[victim] = after
-    reason = {
-        PARRY_FIRST: "parry first, then attack",
-        ATTACK_FIRST: "attack first, then parry",
-        VICTIM_CHOOSES: f"chosen by {rnd.name(victim)}",
-    }[how]
-    rnd.note(
-        C_TRICKS,
-        f"{rnd.name(victim)} forfeits {before.attack - after.attack} attack and "
-        f"{before.parry - after.parry} parry dice for the round ({reason}): "
-        f"Attack {after.attack}, Parry {after.parry}",
-    )
+    fields = {
+        "name": rnd.name(victim),
+        "attack": before.attack - after.attack,
+        "parry": before.parry - after.parry,
+        "left_attack": after.attack,
+        "left_parry": after.parry,
+    }
+    if how == PARRY_FIRST:
+        text = _("{name} forfeits {attack} attack and {parry} parry dice for the round "
+                 "(parry first, then attack): Attack {left_attack}, Parry {left_parry}",
+                 **fields)
+    elif how == ATTACK_FIRST:
+        text = _("{name} forfeits {attack} attack and {parry} parry dice for the round "
+                 "(attack first, then parry): Attack {left_attack}, Parry {left_parry}",
+                 **fields)
+    else:
+        text = _("{name} forfeits {attack} attack and {parry} parry dice for the round "
+                 "(chosen by {name}): Attack {left_attack}, Parry {left_parry}", **fields)
+    rnd.note(C_TRICKS, text)
 
 def _roll_area(rnd: _Round, side: Side, purpose: str) -> int:
     n = rnd.allot[side].attack if purpose == ATTACK else rnd.allot[side].parry
     clause = C_ATTACKS if purpose == ATTACK else C_PARRIES
-    word = "hit" if purpose == ATTACK else "parry success"
     if n == 0:
-        rnd.note(clause, f"{rnd.name(side)} has no {purpose} dice")
+        if purpose == ATTACK:
+            rnd.note(clause, _("{name} has no attack dice", name=rnd.name(side)))
+        else:
+            rnd.note(clause, _("{name} has no parry dice", name=rnd.name(side)))
         return 0
     values = rnd.roll_many(side, n, purpose)
     count = sum(1 for v in values if _hit(v))
-    plural = f"{count} {word}" if count == 1 else (
-        f"{count} hits" if purpose == ATTACK else f"{count} parry successes")
-    rnd.note(clause, f"{rnd.name(side)} rolls {_dice(n)} ({_faces(values)}): {plural} "
-             "(1-3)")
+    successes = (
+        _hits(count) if purpose == ATTACK
+        else _n("{count} parry success", "{count} parry successes", count)
+    )
+    # Translators: keep "rolls {dice} ({faces})" in this form, "würfelt {dice} ({faces})":
+    # the log's dice are read by a pattern (ByThisAxe.log_dice_pattern).
+    rnd.note(clause, _("{name} rolls {dice} ({faces}): {successes} (1-3)",
+                       name=rnd.name(side), dice=_dice(n), faces=_faces(values),
+                       successes=successes))
     return count
 
 def _landed(
@@ -339,10 +380,15 @@ def _landed(
         negated = min(incoming, parried[side])
         landed[side] = incoming - negated
         if incoming:
-            verb = "lands" if landed[side] == 1 else "land"
-            rnd.note(C_PARRIES, f"{rnd.name(side)} negates {negated} of "
-                     f"{rnd.name(other_side(side))}'s {_hits(incoming)}: "
-                     f"{landed[side]} {verb} on {rnd.name(side)}")
+            rnd.note(C_PARRIES, _n(
+                "{name} negates {negated} of {other}'s {hits}: {count} lands on {name}",
+                "{name} negates {negated} of {other}'s {hits}: {count} land on {name}",
+                landed[side],
+                name=rnd.name(side),
+                negated=negated,
+                other=rnd.name(other_side(side)),
+                hits=_hits(incoming),
+            ))
     return landed
 
 def _counterattacks(
@@ -357,14 +403,20 @@ def _counterattacks(
             continue
         value = rnd.roll(side, COUNTERATTACK)
         target = other_side(side)
-        lead = (f"{rnd.name(side)} has more parry successes ({parried[side]}) than "
-                f"incoming hits ({incoming}) and rolls a counterattack die: {value}")
+        fields = {"name": rnd.name(side), "parried": parried[side], "incoming": incoming,
+                  "value": value, "target": rnd.name(target)}
+        # Translators: keep "rolls a counterattack die: {value}" in the form "würfelt
+        # einen Gegenangriffswürfel: {value}" (read by ByThisAxe.log_dice_pattern).
         if _hit(value):
             landed[target] += 1
-            rnd.note(C_COUNTER, f"{lead}, a hit on {rnd.name(target)} that cannot "
-                     "be parried")
+            rnd.note(C_COUNTER, _(
+                "{name} has more parry successes ({parried}) than incoming hits "
+                "({incoming}) and rolls a counterattack die: {value}, a hit on {target} "
+                "that cannot be parried", **fields))
         else:
-            rnd.note(C_COUNTER, f"{lead}, no hit")
+            rnd.note(C_COUNTER, _(
+                "{name} has more parry successes ({parried}) than incoming hits "
+                "({incoming}) and rolls a counterattack die: {value}, no hit", **fields))
 
 def _armor(rnd: _Round, side: Side, landed: int) -> Combatant:
     me = rnd.state.duellist(side)
@@ -373,42 +425,60 @@ def _armor(rnd: _Round, side: Side, landed: int) -> Combatant:
     save = me.armor_save
     if save == NO_SAVE:
         unsaved = landed
-        rnd.note(C_ARMOR, f"{rnd.name(side)} has no armor save: {_hits(landed)} unsaved")
+        rnd.note(C_ARMOR, _n("{name} has no armor save: {count} hit unsaved",
+                             "{name} has no armor save: {count} hits unsaved",
+                             landed, name=rnd.name(side)))
     else:
         values = rnd.roll_many(side, landed, ARMOR_SAVE)
         saved = sum(1 for v in values if _saves(v, save))
         unsaved = landed - saved
-        rnd.note(
-            C_ARMOR,
-            f"{rnd.name(side)} saves on {_save_text(save)} (Heroic +1 ignored), rolls "
-            f"{_faces(values)}: {saved} saved, {unsaved} unsaved",
-        )
+        # Translators: keep "rolls {faces}:" in the form "würfelt {faces}:" (read by
+        # ByThisAxe.log_dice_pattern).
+        rnd.note(C_ARMOR, _(
+            "{name} saves on {save} (Heroic +1 ignored), rolls {faces}: {saved} saved, "
+            "{unsaved} unsaved", name=rnd.name(side), save=_save_text(save),
+            faces=_faces(values), saved=saved, unsaved=unsaved))
     after = replace(me, wounds_taken=me.wounds_taken + unsaved)
     if unsaved:
-        state = "defeated" if after.defeated else "still standing"
-        rnd.note(C_WOUNDS, f"{rnd.name(side)} takes {_hits(unsaved, 'wound')} "
-                 f"({after.wounds_taken} of {after.wounds}): {state}")
+        fields = {"name": rnd.name(side), "taken": after.wounds_taken, "wounds": after.wounds}
+        if after.defeated:
+            text = _n("{name} takes {count} wound ({taken} of {wounds}): defeated",
+                      "{name} takes {count} wounds ({taken} of {wounds}): defeated",
+                      unsaved, **fields)
+        else:
+            text = _n("{name} takes {count} wound ({taken} of {wounds}): still standing",
+                      "{name} takes {count} wounds ({taken} of {wounds}): still standing",
+                      unsaved, **fields)
+        rnd.note(C_WOUNDS, text)
     return after
 
 def _flight(rnd: _Round, defeated: list[Side], flight: Flight) -> list[Side]:
-    when = ("before the blows" if flight == BEFORE_BLOWS else "after the blows")
     fled: list[Side] = []
     for side in SIDES:
         if rnd.picks[side] != FLEE:
             continue
-        rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls to flee {when} (house rule flight = "
-                 f"{flight})")
+        name = rnd.name(side)
+        if flight == BEFORE_BLOWS:
+            rnd.note(C_FLIGHT, _("{name} rolls to flee before the blows (house rule "
+                                 "flight = {flight})", name=name, flight=flight))
+        else:
+            rnd.note(C_FLIGHT, _("{name} rolls to flee after the blows (house rule "
+                                 "flight = {flight})", name=name, flight=flight))
         if side in defeated:
-            rnd.note(C_FLIGHT, f"{rnd.name(side)} is defeated before getting away: "
-                     "no flee roll")
+            rnd.note(C_FLIGHT, _("{name} is defeated before getting away: no flee roll",
+                                 name=name))
             continue
         value = rnd.roll(side, FLEE_ROLL)
+        # Translators: keep "rolls {value}:" in the form "würfelt {value}:" (read by
+        # ByThisAxe.log_dice_pattern).
         if _hit(value):
             fled.append(side)
-            rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls {value}: flees the duel (1-3)")
+            rnd.note(C_FLIGHT, _("{name} rolls {value}: flees the duel (1-3)",
+                                 name=name, value=value))
+        elif flight == BEFORE_BLOWS:
+            rnd.note(C_FLIGHT, _("{name} rolls {value}: fails to flee (4-6): he stays, and "
+                                 "the blows fall on him", name=name, value=value))
         else:
-            stays = (": he stays, and the blows fall on him" if flight == BEFORE_BLOWS
-                     else "")
-            rnd.note(C_FLIGHT, f"{rnd.name(side)} rolls {value}: fails to flee (4-6)"
-                     f"{stays}")
+            rnd.note(C_FLIGHT, _("{name} rolls {value}: fails to flee (4-6)",
+                                 name=name, value=value))
     return fled

@@ -54,9 +54,11 @@ from bot.rules.by_this_axe.tables import (
     FORCE_DUEL,
     PARRY,
     POOLS,
+    PURPOSE_LABELS,
     RULESET_ID,
     TITLE,
     WOUNDS_MAX,
+    character_name,
     save_shown,
 )
 from bot.rules.by_this_axe.text import N_, _
@@ -179,10 +181,15 @@ class ByThisAxe(
     words = Localized(WORDS.translated)
     dice: tuple[int, ...] = (6,)
     # "rolls 1: ...", "rolls 4 dice (1, 2, 5, 4): ...", "saves on 5-6 ..., rolls 5, 4: ...",
-    # "rolls a counterattack die: 3", "in contact: Ann rolls 2 and forces the duel".
+    # "rolls a counterattack die: 3", "in contact: Ann rolls 2 and forces the duel"; in
+    # German (resolution.py, its catalog) "würfelt 1: ...", "würfelt 4 Würfel (1, 2, 5, 4):
+    # ...", "würfelt 5, 4: ...", "würfelt einen Gegenangriffswürfel: 3", "würfelt 2 und
+    # erzwingt ...". Every log published before reads as it did (English only). Python `re`
+    # and JavaScript RegExp alike (the archive page runs it): no named groups, no lookbehind.
     log_dice_pattern: str | None = (
-        r"rolls (?:[0-9]+ dic?e \(([0-9]+(?:, [0-9]+)*)\)|([0-9]+(?:, [0-9]+)*)(?::| and )"
-        r"|a counterattack die: ([0-9]+))"
+        r"(?:rolls|w\u00fcrfelt) (?:[0-9]+ (?:dic?e|W\u00fcrfel) \(([0-9]+(?:, [0-9]+)*)\)"
+        r"|([0-9]+(?:, [0-9]+)*)(?::| and | und )"
+        r"|(?:a counterattack die|einen Gegenangriffsw\u00fcrfel): ([0-9]+))"
     )
 
     sheet_fields = Localized(_sheet_fields)
@@ -292,6 +299,11 @@ class ByThisAxe(
             return replace(words, round=_("step"), move=_("choice"), closes="itself")
         return words
 
+    def roll_purpose_label(self, purpose: str) -> str:
+        """A roll's purpose in the reader's language ("Dirty Trick", "Schmutziger Trick")."""
+        known = PURPOSE_LABELS.get(purpose)
+        return _(known) if known is not None else super().roll_purpose_label(purpose)
+
     def unasked_label(self, state: Any, side: Side) -> str | None:
         """In a forfeit choice, a side not asked still fights with the dice it allotted
         for the round: the result shows that allotment, never "no allotment"."""
@@ -335,7 +347,7 @@ class ByThisAxe(
                 "({character}).",
                 round=FLEE_FROM_ROUND,
                 pool=me.pool,
-                character=me.character.replace("_", " "),
+                character=character_name(me.character),
             )
         return _(
             "By This Axe: send an allotment of your dice to attack, parry and dirty tricks, "
@@ -358,7 +370,7 @@ class ByThisAxe(
         save = side_state.get("armor_save")
         wounds = side_state.get("wounds", DEFAULT_WOUNDS)
         taken = side_state.get("wounds_taken")
-        name = character.replace("_", " ").title()
+        name = character_name(character).title()
         shown = [
             (_("Character"),
              _("{character} ({pool} dice)", character=name, pool=pool) if pool else name),

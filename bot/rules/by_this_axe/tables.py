@@ -98,21 +98,55 @@ FORCE_DUEL = "force_duel"
 
 # -- clauses cited in the log -------------------------------------------------------------
 
-C_CHALLENGE = "By This Axe, Duels (challenge)"
-C_REFUSAL = "By This Axe, Duels (refusal)"
-C_FORCE = "By This Axe, Duels (forcing a duel)"
-C_REVEAL = "By This Axe, Reveal"
-C_TRICKS = "By This Axe, Dirty tricks"
-C_ATTACKS = "By This Axe, Attacks"
-C_PARRIES = "By This Axe, Parries"
-C_COUNTER = "By This Axe, Counterattack"
-C_ARMOR = "By This Axe, Armor saves"
-C_FLIGHT = "By This Axe, Duels (flight)"
-C_ROUNDS = "By This Axe, Duels (rounds)"
-C_WOUNDS = "duelbot wounds"
-C_MISSING = "duelbot missing allotment"
-C_FORFEIT = "duelbot missing_move = forfeit"
-C_FORFEIT_CHOICE = "duelbot forfeit = victim-chooses"
+# Each marked, and translated where a line cites it (``_(C_ATTACKS)``): the log is written
+# in the scope's language (the duel's, bot/services/rounds.py). "By This Axe, " stays first
+# in every language: a post shows the clause without the ruleset's name.
+C_CHALLENGE = N_("By This Axe, Duels (challenge)")
+C_REFUSAL = N_("By This Axe, Duels (refusal)")
+C_FORCE = N_("By This Axe, Duels (forcing a duel)")
+C_REVEAL = N_("By This Axe, Reveal")
+C_TRICKS = N_("By This Axe, Dirty tricks")
+C_ATTACKS = N_("By This Axe, Attacks")
+C_PARRIES = N_("By This Axe, Parries")
+C_COUNTER = N_("By This Axe, Counterattack")
+C_ARMOR = N_("By This Axe, Armor saves")
+C_FLIGHT = N_("By This Axe, Duels (flight)")
+C_ROUNDS = N_("By This Axe, Duels (rounds)")
+C_WOUNDS = N_("duelbot wounds")
+C_MISSING = N_("duelbot missing allotment")
+C_FORFEIT = N_("duelbot missing_move = forfeit")
+C_FORFEIT_CHOICE = N_("duelbot forfeit = victim-chooses")
+
+#: Each roll purpose as a member reads it (``ByThisAxe.roll_purpose_label``); the English
+#: is the id read as words, as every result showed it before.
+PURPOSE_LABELS: dict[str, str] = {
+    DIRTY_TRICK: N_("Dirty Trick"),
+    ATTACK: N_("Attack"),
+    PARRY: N_("Parry"),
+    COUNTERATTACK: N_("Counterattack"),
+    ARMOR_SAVE: N_("Armor Save"),
+    FLEE_ROLL: N_("Flee"),
+    FORCE_DUEL: N_("Force Duel"),
+}
+
+#: Each character type as a member reads it, lower case as a sentence has it ("You have 4
+#: dice (hero)"); a card capitalises it ("Hero").
+CHARACTER_NAMES: dict[str, str] = {
+    "hero": N_("hero"),
+    "superhero": N_("superhero"),
+    "champion": N_("champion"),
+    "priest": N_("priest"),
+    "mage": N_("mage"),
+    "high_priest": N_("high priest"),
+    "wizard": N_("wizard"),
+}
+
+
+def character_name(character: str) -> str:
+    """A character type in the reader's language ("high priest"); an unknown one as its
+    id read as words."""
+    known = CHARACTER_NAMES.get(character)
+    return _(known) if known is not None else character.replace("_", " ")
 
 
 def _hit(value: int) -> bool:
