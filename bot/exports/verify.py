@@ -4,7 +4,9 @@ Per round: SHA-256(seed) is the commitment published when it opened; every roll'
 the round's k-th label and its value is re-derived from the seed (docs/fairness.md); the
 state before it follows from the round before; and the round is re-adjudicated through its
 ruleset from ``state_before``, ``choices`` and ``options``, the result compared with what
-was published. Pure: no database, no I/O.
+was published. The re-adjudication speaks the duel's language (the document's
+``language``), as its close did: a ruleset may keep texts of it in its state. What verify
+itself says stays English (the command line's). Pure: no database, no I/O.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.exports.document import FORMAT, ROUND_STATUSES, VERSION
+from bot.i18n.context import speaking
 from bot.rules import registry
 from bot.rules.base import Ruleset
 from bot.rules.capabilities import (
@@ -192,6 +195,18 @@ def _whole(value: Any, where: str) -> int:
     return value
 
 
+def _read_language(data: Mapping[str, Any]) -> str | None:
+    """The duel's language (``language``: a catalog's name, null or absent: English)."""
+    language = data.get("language")
+    if language is None:
+        return None
+    if not isinstance(language, str) or not language.strip() or len(language) > 35:
+        raise UnreadableExport(
+            f'language must be a language\'s name such as "de", or null, not {_show(language)}'
+        )
+    return language
+
+
 def _read_header(data: Any) -> tuple[int, Ruleset, list[Mapping[str, Any]]]:
     if not is_duel_export(data):
         raise UnreadableExport(f'the document has no "format": "{FORMAT}" marker')
@@ -222,6 +237,7 @@ def _read_header(data: Any) -> tuple[int, Ruleset, list[Mapping[str, Any]]]:
         raise UnreadableExport(
             f"status must be one of {', '.join(DUEL_STATUSES)}, not {_show(data.get('status'))}"
         )
+    _read_language(data)
     for i, r in enumerate(rounds):
         _read_round(rules, f"rounds[{i}]", r)
     return duel_id, rules, rounds
@@ -333,6 +349,16 @@ def _seed_and_rolls(
     return seed
 
 
+def _english_refusal(rules: Ruleset, round_data: Mapping[str, Any], exc: RulesError) -> str:
+    """The rules' refusal of a round in English (verify's own language): refused in the
+    duel's language, the same round refuses alike outside its scope."""
+    try:
+        rules.readjudicate_round(round_data)
+    except RulesError as english:
+        return english.message
+    return exc.message
+
+
 def _readjudicate(
     check: RoundCheck,
     rules: Ruleset,
@@ -340,29 +366,32 @@ def _readjudicate(
     r: Mapping[str, Any],
     result: Mapping[str, Any],
     seed: str,
+    language: str | None = None,
 ) -> None:
+    """Re-adjudicate the round in the duel's ``language`` and compare the result."""
     choices = r.get("choices")
     options = r.get("options") or {}
     with reading(f"round {check.number}"):  # what the ruleset did not expect: exit 2
         if _not_canonical(check, rules, r):
             return
+        round_data = {
+            "state_before": r.get("state_before"),
+            "choices": choices if isinstance(choices, Mapping) else {},
+            "options": options,
+            "seed": seed,
+            "duel_id": duel_id,
+            "round_no": check.number,
+        }
         try:
-            redone = rules.readjudicate_round(
-                {
-                    "state_before": r.get("state_before"),
-                    "choices": choices if isinstance(choices, Mapping) else {},
-                    "options": options,
-                    "seed": seed,
-                    "duel_id": duel_id,
-                    "round_no": check.number,
-                }
-            )
+            with speaking(language):
+                redone = rules.readjudicate_round(round_data)
+                expected = rules.public_result(redone.to_dict())
         except RulesError as exc:  # the rules refuse these choices in this state: exit 1
             check.mismatches.append(
-                f"state_before/choices: the rules refuse to re-adjudicate them: {exc.message}"
+                "state_before/choices: the rules refuse to re-adjudicate them: "
+                + _english_refusal(rules, round_data, exc)
             )
             return
-        expected = rules.public_result(redone.to_dict())
     # Results published before issue 24 repeated a ruleset's own short-shape keys at the
     # top (fields it now keeps in its state alone): compared when published, against
     # what the ruleset reads from the re-adjudicated state.
@@ -469,6 +498,7 @@ def _check_round(
     r: Mapping[str, Any],
     ended: bool,
     state_expected: tuple[int, Any] | None,
+    language: str | None = None,
 ) -> RoundCheck:
     check = RoundCheck(int(r["number"]), str(r["status"]))
     if check.status == "open":
@@ -517,7 +547,7 @@ def _check_round(
                 f"{_show(result.get('outcome'))}"
             )
     else:
-        _readjudicate(check, rules, duel_id, r, result, seed)
+        _readjudicate(check, rules, duel_id, r, result, seed, language)
     check.mismatches += refused  # a forged outcome first, then the claim that hid it
     return check
 
@@ -550,12 +580,13 @@ def _check_state_chain(
 def verify_duel(data: Any) -> DuelCheck:
     """Check every round of an export document; UnreadableExport when it is not one."""
     duel_id, rules, rounds = _read_header(data)
+    language = _read_language(data)
     ended = data.get("status") == "ended"
     checks: list[RoundCheck] = []
     state_expected: tuple[int, Any] | None = None
     last_result: Mapping[str, Any] | None = None
     for r in rounds:
-        checks.append(_check_round(rules, duel_id, r, ended, state_expected))
+        checks.append(_check_round(rules, duel_id, r, ended, state_expected, language))
         result = r.get("result")
         if r.get("status") == "closed" and isinstance(result, Mapping):
             state_expected = (int(r["number"]), result.get("state"))

@@ -22,8 +22,8 @@ RETREAT = "retreat"
 ATTACKS = frozenset({FULL_FRONTAL_STRIKE, SIDE_SWIPE})
 DEFENCES = frozenset({LOCK_ATTEMPT, EVADE})
 
-#: The moves with their English labels (what the adjudication log says, and what members
-#: may type); ``moves_shown()`` labels them in the reader's language.
+#: The moves with their English labels (what members may type, in every language);
+#: ``moves_shown()`` and the adjudication log label them in the reader's language.
 MOVES: tuple[MoveSpec, ...] = (
     MoveSpec(FULL_FRONTAL_STRIKE, N_("Full Frontal Strike"), "attack", ("ffs", "frontal")),
     MoveSpec(SIDE_SWIPE, N_("Side Swipe"), "attack", ("ss", "swipe")),
@@ -32,7 +32,7 @@ MOVES: tuple[MoveSpec, ...] = (
     MoveSpec(RETREAT, N_("Retreat"), "retreat", ("flee",)),
 )
 MOVE_IDS: tuple[str, ...] = tuple(m.id for m in MOVES)
-#: The English labels (the adjudication log's, which stays English).
+#: The English labels (``_(label)``: in the reader's language).
 LABELS: dict[str, str] = {m.id: m.label for m in MOVES}
 
 

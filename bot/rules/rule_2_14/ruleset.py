@@ -79,6 +79,20 @@ LOCKED_BLOCKS_RETREAT = HouseRule(
 )
 
 
+#: The clauses the adjudication log cites: the headings of the rule text
+#: (docs/rules/rule-2.14.md, "Log clause names"), each in the reader's language at use
+#: (``_(CLAUSE)``); the rule numbers stay.
+ROUNDS = N_("2.14.1 Rounds")
+ROUNDS_LOCKED_BLOCKS_RETREAT = N_("2.14.1 Rounds (duelbot locked_blocks_retreat)")
+MISSING_MOVE_FORFEIT = N_("duelbot missing_move = forfeit")
+DEFENCES_CLAUSE = N_("2.14 Defences")
+LOCK_ATTEMPT_CLAUSE = N_("2.14 Defences, Lock Attempt")
+EVADE_CLAUSE = N_("2.14 Defences, Evade")
+FULL_FRONTAL_STRIKE_CLAUSE = N_("2.14 Attacks, Full Frontal Strike")
+SIDE_SWIPE_CLAUSE = N_("2.14 Attacks, Side Swipe")
+DUELLING = N_("2.14 Duelling")
+
+
 class _Round:
     """Working memory of one resolution; the public result is frozen at the end."""
 
@@ -93,21 +107,40 @@ class _Round:
         self.rolls: list[Roll] = []
 
     def name(self, side: Side) -> str:
-        return self.state.duellist(side).name or f"Duellist {side.upper()}"
+        return self.state.duellist(side).name or _("Duellist {side}", side=side.upper())
 
     def note(self, clause: str, text: str) -> None:
-        self.log.append(LogEvent(clause, text))
+        """Log ``text`` (already in the reader's language) citing ``clause`` (a heading
+        above, translated here)."""
+        self.log.append(LogEvent(_(clause), text))
 
     def dicex(self, side: Side, sides: int, purpose: str, formula: str, clause: str) -> bool:
+        """Roll DICE``sides`` and log it. Every language writes the roll as
+        ``DICE<sides> (<formula>)`` followed by its value, the first number after the
+        closing parenthesis: ``log_dice_pattern`` reads it so in every language."""
         roll = self.dice.roll(sides, side=side, purpose=purpose)
         self.rolls.append(roll)
         success = roll.value > 1
+        name = self.name(side)
         if sides <= 0:
-            detail = f"DICE{sides} ({formula}) is 0 (Glossary: DICEX with X <= 0 yields 0)"
+            text = _(
+                "{name} rolls DICE{sides} ({formula}) is 0 (Glossary: DICEX with X <= 0 "
+                "yields 0): not greater than 1, fails",
+                name=name, sides=sides, formula=formula,
+            )
+        elif success:
+            text = _(
+                "{name} rolls DICE{sides} ({formula}) rolled {value}: greater than 1, "
+                "succeeds",
+                name=name, sides=sides, formula=formula, value=roll.value,
+            )
         else:
-            detail = f"DICE{sides} ({formula}) rolled {roll.value}"
-        verdict = "greater than 1, succeeds" if success else "not greater than 1, fails"
-        self.note(clause, f"{self.name(side)} rolls {detail}: {verdict}")
+            text = _(
+                "{name} rolls DICE{sides} ({formula}) rolled {value}: not greater than 1, "
+                "fails",
+                name=name, sides=sides, formula=formula, value=roll.value,
+            )
+        self.note(clause, text)
         return success
 
 
@@ -150,10 +183,13 @@ class Rule214(
     sheet_fields = Localized(_sheet_fields)
     # `/stats set member str agi`: the quick command for the two numbers every duel needs.
     quick_sheet_fields = ("str", "agi")
-    # "Alice rolls DICE3 (STR 8 - AGI 5) rolled 2", "Bob rolls DICE-3 (...) is 0 (...)".
-    # The dice depend on the sheets (``dice_for``).
+    # The dice depend on the sheets (``dice_for``). The log states a roll the same way in
+    # every language: the dice notation with its formula, then the value, the first number
+    # after it ("Alice rolls DICE3 (STR 8 - AGI 5) rolled 2", "Bob würfelt DICE-3 (AGI 2 -
+    # STR 5) und erhält 0 (...)"); the pattern reads that, no verb of any language, so it
+    # reads every log published before (English) too. Python and JavaScript syntax alike.
     dice: tuple[int, ...] = ()
-    log_dice_pattern: str | None = r"rolls DICE-?[0-9]+ \([^)]*\) (?:rolled|is) ([0-9]+)"
+    log_dice_pattern: str | None = r"\bDICE-?[0-9]+ \([^()]*\)[^0-9]*([0-9]+)"
 
     def dice_for(self, sheets: Mapping[str, Any]) -> tuple[int, ...] | None:
         """Evade rolls DICE(AGI - their STR), Full Frontal Strike DICE(STR - their AGI); the
@@ -301,60 +337,67 @@ class Rule214(
         """Logs absent moves; True when a forfeit decided the round."""
         missing = [s for s in SIDES if rnd.moves[s] is None]
         for side in missing:
-            rnd.note("2.14.1 Rounds", f"{rnd.name(side)} sent no move by the close")
+            rnd.note(ROUNDS, _("{name} sent no move by the close", name=rnd.name(side)))
         if options.missing_move == "forfeit" and len(missing) == 1:
             rnd.winner = other_side(missing[0])
             rnd.note(
-                "duelbot missing_move = forfeit",
-                f"{rnd.name(missing[0])} forfeits; {rnd.name(rnd.winner)} wins the duel",
+                MISSING_MOVE_FORFEIT,
+                _("{loser} forfeits; {winner} wins the duel",
+                  loser=rnd.name(missing[0]), winner=rnd.name(rnd.winner)),
             )
             return True
         if options.missing_move == "forfeit" and len(missing) == 2:
-            rnd.note("duelbot missing_move = forfeit", "neither duellist moved; nobody forfeits")
+            rnd.note(MISSING_MOVE_FORFEIT, _("neither duellist moved; nobody forfeits"))
         return False
 
     def _defences(self, rnd: _Round) -> None:
         defenders = [s for s in SIDES if rnd.moves[s] in DEFENCES]
         if len(defenders) == 2:
             rnd.note(
-                "2.14 Defences",
-                "both duellists made a defence this round: both defences fail "
-                "and no effect is administered",
+                DEFENCES_CLAUSE,
+                _("both duellists made a defence this round: both defences fail "
+                  "and no effect is administered"),
             )
             return
         for side in defenders:
             opponent = other_side(side)
             me, them = rnd.state.duellist(side), rnd.state.duellist(opponent)
             if rnd.moves[side] == LOCK_ATTEMPT:
-                clause = "2.14 Defences, Lock Attempt"
+                fields = {
+                    "name": rnd.name(side), "strength": me.strength,
+                    "opponent": rnd.name(opponent), "agility": them.agility,
+                }
                 if me.strength > them.agility:
                     rnd.locked_now = True
                     rnd.note(
-                        clause,
-                        f"{rnd.name(side)}'s STR {me.strength} is greater than "
-                        f"{rnd.name(opponent)}'s AGI {them.agility}: the defence succeeds "
-                        "and the duellists are locked in combat",
+                        LOCK_ATTEMPT_CLAUSE,
+                        _("{name}'s STR {strength} is greater than {opponent}'s AGI "
+                          "{agility}: the defence succeeds and the duellists are locked in "
+                          "combat", **fields),
                     )
                 else:
                     rnd.note(
-                        clause,
-                        f"{rnd.name(side)}'s STR {me.strength} is not greater than "
-                        f"{rnd.name(opponent)}'s AGI {them.agility}: the defence fails",
+                        LOCK_ATTEMPT_CLAUSE,
+                        _("{name}'s STR {strength} is not greater than {opponent}'s AGI "
+                          "{agility}: the defence fails", **fields),
                     )
             else:
-                clause = "2.14 Defences, Evade"
                 sides = me.agility - them.strength
                 formula = f"AGI {me.agility} - STR {them.strength}"
-                if rnd.dicex(side, sides, EVADE, formula, clause):
+                if rnd.dicex(side, sides, EVADE, formula, EVADE_CLAUSE):
                     if rnd.moves[opponent] in ATTACKS:
                         rnd.cancelled.add(opponent)
-                        attack = LABELS[rnd.moves[opponent] or ""]
                         rnd.note(
-                            clause,
-                            f"{rnd.name(opponent)}'s {attack} fails automatically",
+                            EVADE_CLAUSE,
+                            _("{opponent}'s {attack} fails automatically",
+                              opponent=rnd.name(opponent),
+                              attack=_(LABELS[rnd.moves[opponent] or ""])),
                         )
                     else:
-                        rnd.note(clause, f"{rnd.name(opponent)} made no attack to evade")
+                        rnd.note(
+                            EVADE_CLAUSE,
+                            _("{opponent} made no attack to evade", opponent=rnd.name(opponent)),
+                        )
 
     def _attacks(self, rnd: _Round) -> None:
         for side in SIDES:
@@ -364,20 +407,20 @@ class Rule214(
             opponent = other_side(side)
             theirs = rnd.moves[opponent]
             if move == FULL_FRONTAL_STRIKE:
-                clause = "2.14 Attacks, Full Frontal Strike"
+                clause = FULL_FRONTAL_STRIKE_CLAUSE
                 if theirs == FULL_FRONTAL_STRIKE:
                     if side == "a":  # one lock for the pair, logged once
                         rnd.locked_now = True
                         rnd.note(
                             clause,
-                            "both duellists used Full Frontal Strike: "
-                            "the duellists are locked in combat",
+                            _("both duellists used Full Frontal Strike: "
+                              "the duellists are locked in combat"),
                         )
                 elif theirs == SIDE_SWIPE:
                     rnd.note(
                         clause,
-                        f"{rnd.name(opponent)} used Side Swipe, whose clause names Full "
-                        "Frontal Strike and prevails: no roll",
+                        _("{opponent} used Side Swipe, whose clause names Full Frontal "
+                          "Strike and prevails: no roll", opponent=rnd.name(opponent)),
                     )
                 else:
                     me, them = rnd.state.duellist(side), rnd.state.duellist(opponent)
@@ -386,24 +429,28 @@ class Rule214(
                     if rnd.dicex(side, sides, FULL_FRONTAL_STRIKE, formula, clause):
                         rnd.winner = side
                         rnd.note(
-                            clause, f"the attack succeeds: {rnd.name(side)} wins the duel"
+                            clause,
+                            _("the attack succeeds: {name} wins the duel", name=rnd.name(side)),
                         )
             else:
-                clause = "2.14 Attacks, Side Swipe"
+                clause = SIDE_SWIPE_CLAUSE
                 if theirs == FULL_FRONTAL_STRIKE:
                     rnd.winner = side
                     rnd.note(
                         clause,
-                        f"{rnd.name(opponent)} used Full Frontal Strike: "
-                        f"{rnd.name(side)} (the attacker) wins the duel",
+                        _("{opponent} used Full Frontal Strike: {name} (the attacker) wins "
+                          "the duel", opponent=rnd.name(opponent), name=rnd.name(side)),
                     )
                 elif theirs == SIDE_SWIPE:
                     if side == "a":
-                        rnd.note(clause, "both duellists used Side Swipe: both attacks fail")
+                        rnd.note(
+                            clause, _("both duellists used Side Swipe: both attacks fail")
+                        )
                 else:
                     rnd.note(
                         clause,
-                        f"{rnd.name(opponent)} did not use Full Frontal Strike: no effect",
+                        _("{opponent} did not use Full Frontal Strike: no effect",
+                          opponent=rnd.name(opponent)),
                     )
 
     def _retreats(self, rnd: _Round, options: Options) -> list[Side]:
@@ -412,26 +459,26 @@ class Rule214(
         for side in SIDES:
             if rnd.moves[side] != RETREAT:
                 continue
+            name = rnd.name(side)
             if rnd.winner == side:
                 # Only a forfeit can make a retreating duellist the winner.
                 rnd.note(
-                    "2.14.1 Rounds",
-                    f"{rnd.name(side)} has already won the duel: the retreat does not "
-                    "take effect (a win counts before a retreat)",
+                    ROUNDS,
+                    _("{name} has already won the duel: the retreat does not take effect "
+                      "(a win counts before a retreat)", name=name),
                 )
             elif rnd.winner is not None:
                 rnd.note(
-                    "2.14.1 Rounds",
-                    f"{rnd.name(side)} was struck down before the retreat took effect",
+                    ROUNDS, _("{name} was struck down before the retreat took effect", name=name)
                 )
             elif options.locked_blocks_retreat and locked_after:
                 rnd.note(
-                    "2.14.1 Rounds (duelbot locked_blocks_retreat)",
-                    f"{rnd.name(side)} is locked in combat: the retreat fails",
+                    ROUNDS_LOCKED_BLOCKS_RETREAT,
+                    _("{name} is locked in combat: the retreat fails", name=name),
                 )
             else:
                 retreated.append(side)
-                rnd.note("2.14.1 Rounds", f"{rnd.name(side)} retreats from the duel")
+                rnd.note(ROUNDS, _("{name} retreats from the duel", name=name))
         return retreated
 
     def _result(self, rnd: _Round, retreated: list[Side]) -> RoundResult:
@@ -448,11 +495,11 @@ class Rule214(
             outcome = "no_effect"
         ended = rnd.winner is not None or bool(retreated)
         if outcome == "no_effect":
-            rnd.note("2.14 Duelling", "the round ends with no effect")
+            rnd.note(DUELLING, _("the round ends with no effect"))
         elif outcome == "locked":
-            rnd.note("2.14 Duelling", "the duellists are locked in combat; the duel goes on")
+            rnd.note(DUELLING, _("the duellists are locked in combat; the duel goes on"))
         elif rnd.winner is None:
-            rnd.note("2.14.1 Rounds", "the duel ends with no winner")
+            rnd.note(ROUNDS, _("the duel ends with no winner"))
         new_state = replace(rnd.state, locked=locked_after, ended=ended, winner=rnd.winner)
         return RoundResult(
             ruleset=RULESET_ID,
