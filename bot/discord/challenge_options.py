@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any, Literal, Optional
 
 from discord import app_commands
 
+from bot.discord.ruleset_choices import ruleset_title
+from bot.discord.translator import built
 from bot.i18n.catalogs import SOURCE_LANGUAGE
+from bot.i18n.context import _
 from bot.i18n.translate import translate_in
 from bot.rules.terms import PreDuelInput
 from bot.services.challenges import CHALLENGE_STEP_ID, challenge_inputs, challenge_rulesets
@@ -47,11 +51,9 @@ def challenge_description() -> str:
         step = step_of(rules, CHALLENGE_STEP_ID)
         name = rules.short_name()
         what = f"{name}: {step.summary}" if step.summary else name
-        return _clip(f"Settle a pre-duel {step.title.lower()} ({what})")
-    # Built from the rulesets' words at run time, so no catalog has it: Discord shows it
-    # in English (as the pre-duel step's own words above).
+        return _clip(_("Settle a pre-duel challenge ({what})", what=what))
     names = ", ".join(r.short_name() for r in rulesets)
-    return _clip(f"Settle a pre-duel challenge ({names})")  # i18n: not shown
+    return _clip(_("Settle a pre-duel challenge ({what})", what=names))
 
 
 def _annotation(spec: PreDuelInput) -> Any:
@@ -62,6 +64,11 @@ def _annotation(spec: PreDuelInput) -> Any:
             return int
         return app_commands.Range[int, spec.minimum, spec.maximum]
     return Literal[spec.choices]  # the declared choices, offered as the option's choices
+
+
+def _input_description(key: str) -> str:
+    """Input ``key``'s description as the rulesets declare it in the scope's language."""
+    return _description(next(spec for spec in challenge_inputs() if spec.key == key))
 
 
 def _description(spec: PreDuelInput) -> str:
@@ -80,7 +87,7 @@ def with_step_options(callback: Callable[..., Coroutine[Any, Any, None]]) -> Any
     signature = inspect.signature(callback)
     fixed = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
     added: list[inspect.Parameter] = []
-    descriptions: dict[str, str] = {}
+    descriptions: dict[str, str | app_commands.locale_str] = {}
     for spec in challenge_inputs():
         # Optional[...], not X | None: a Range is an instance, which | refuses.
         added.append(
@@ -93,7 +100,7 @@ def with_step_options(callback: Callable[..., Coroutine[Any, Any, None]]) -> Any
                 default=inspect.Parameter.empty if spec.required else None,
             )
         )
-        descriptions[spec.key] = _description(spec)
+        descriptions[spec.key] = built(partial(_input_description, spec.key))
     rulesets = challenge_rulesets()
     if len(rulesets) > 1:
         added.append(
@@ -108,7 +115,7 @@ def with_step_options(callback: Callable[..., Coroutine[Any, Any, None]]) -> Any
             "The duel system whose challenge this is (default: the one both have a sheet of)",
         )
         callback = app_commands.choices(
-            ruleset=[app_commands.Choice(name=r.title[:100], value=r.id) for r in rulesets]
+            ruleset=[app_commands.Choice(name=ruleset_title(r), value=r.id) for r in rulesets]
         )(callback)
     if len(fixed) - 2 + len(added) > OPTIONS_MAX:  # self and interaction are no options
         # A startup error for the operator, before any member sees the bot.

@@ -11,15 +11,18 @@ one keyword argument per option.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any
 
 import discord
+from babel.lists import format_list
 from discord import app_commands
 
 from bot.discord.checks import admin_only, commander_only, require_guild
 from bot.discord.client import DuelBot, services_of
-from bot.i18n.context import _
+from bot.discord.translator import built
+from bot.i18n.context import _, current_language
 from bot.presentation.discord_replies import LATER_DUELS_ONLY
 from bot.rules import registry
 from bot.rules.base import Ruleset
@@ -80,14 +83,25 @@ def stats_set_command(
             *(_option_of(rules, name) for name in names),
         ],
     )
-    helps = {f.name: f.help for f in rules.sheet_fields if f.name in names}
-    labels = " and ".join(name.upper() for name in names)
+    # Built from the ruleset's sheet, again in each language (the command tree's
+    # translator): no catalog holds these texts whole.
+    helps = {name: built(partial(_field_help, rules, name)) for name in names}
     callback = app_commands.describe(member="The duellist", **helps)(stats_set)
     return app_commands.Command(
         name="set",
-        description=f"Set a member's {labels} for duels"[:100],
+        description=built(partial(_stats_set_description, names)),
         callback=commander_only()(callback),
     )
+
+
+def _field_help(rules: Ruleset, name: str) -> str:
+    """A quick sheet field's help, in the scope's language (the ruleset reads it so)."""
+    return next(f.help for f in rules.sheet_fields if f.name == name)[:100]
+
+
+def _stats_set_description(names: Sequence[str]) -> str:
+    fields = format_list([name.upper() for name in names], locale=current_language())
+    return _("Set a member's {fields} for duels", fields=fields)[:100]
 
 
 def house_rule_aliases() -> list[tuple[Ruleset, HouseRule]]:
@@ -121,9 +135,24 @@ def house_rule_alias_command(
             inspect.Parameter("enabled", positional, annotation=bool),
         ],
     )
-    described = app_commands.describe(enabled=f"True: {rule.key}=yes ({rule.help})"[:100])
+    described = app_commands.describe(enabled=built(partial(_alias_enabled, rules, rule.key)))
     return app_commands.Command(
         name=rule.server_alias,
-        description=f"{rules.short_name()}: {rule.help}"[:100],
+        description=built(partial(_alias_description, rules, rule.key)),
         callback=admin_only()(described(alias)),
     )
+
+
+def _house_rule(rules: Ruleset, key: str) -> HouseRule:
+    """House rule ``key`` of ``rules`` as declared in the scope's language."""
+    house = capability(rules, HouseRules)
+    assert house is not None
+    return next(rule for rule in house.house_rules() if rule.key == key)
+
+
+def _alias_description(rules: Ruleset, key: str) -> str:
+    return f"{rules.short_name()}: {_house_rule(rules, key).help}"[:100]
+
+
+def _alias_enabled(rules: Ruleset, key: str) -> str:
+    return _("True: {key}=yes ({help})", key=key, help=_house_rule(rules, key).help)[:100]

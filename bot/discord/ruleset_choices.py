@@ -10,11 +10,13 @@ a suggestion reaches the services, which name the known ids when it is none of t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
 
+from bot.discord.translator import built
 from bot.rules.base import Ruleset
 
 #: Discord's limit on an option's choices, and on an autocomplete answer.
@@ -25,7 +27,17 @@ T = TypeVar("T")
 
 def ruleset_choices(rulesets: Iterable[Ruleset]) -> list[app_commands.Choice[str]]:
     """One choice per ruleset: its title (Discord's 100 characters) for its id."""
-    return [app_commands.Choice(name=rules.title[:100], value=rules.id) for rules in rulesets]
+    return [app_commands.Choice(name=ruleset_title(rules), value=rules.id) for rules in rulesets]
+
+
+def ruleset_title(rules: Ruleset) -> app_commands.locale_str:
+    """A ruleset's title as a choice (Discord's 100 characters), in each language the
+    command tree is translated to (the ruleset translates its own title)."""
+    return built(partial(_title, rules))
+
+
+def _title(rules: Ruleset) -> str:
+    return rules.title[:100]
 
 
 def matching(

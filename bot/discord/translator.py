@@ -11,6 +11,7 @@ found for the catalogs in the declarations themselves (bot/i18n/extraction.py).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import discord
 from discord import app_commands
@@ -24,6 +25,7 @@ from bot.i18n.command_rules import (
     NAME_CONTEXT,
     command_text_problem,
 )
+from bot.i18n.context import speaking
 from bot.i18n.ruleset_catalogs import package_translation
 from bot.i18n.translate import translation
 from bot.rules import registry
@@ -54,15 +56,38 @@ class CatalogTranslator(app_commands.Translator):
         """The text in ``locale``'s language, or None (Discord then shows the English):
         for English, a language without a catalog, an untranslated text, and a
         translation Discord would refuse (which would fail the whole sync)."""
-        return command_translation(string.message, locale.value, context.location)
+        rebuild = string.extras.get(REBUILD)
+        return command_translation(
+            string.message, locale.value, context.location, rebuild if callable(rebuild) else None
+        )
 
 
-def command_translation(english: str, locale: str, location: Location) -> str | None:
+#: The ``locale_str`` extra of a command text built at run time from the rulesets'
+#: declarations (a description from a sheet field's help, a house rule's): no catalog
+#: holds the whole text, so the translator builds it again in each language.
+REBUILD = "rebuild"
+
+
+def built(build: Callable[[], str]) -> app_commands.locale_str:
+    """A command text built by ``build`` (in English now, and again in each language the
+    command tree is translated to, inside that language's scope)."""
+    return app_commands.locale_str(build(), **{REBUILD: build})
+
+
+def command_translation(
+    english: str, locale: str, location: Location, rebuild: Callable[[], str] | None = None
+) -> str | None:
     language = supported_language(locale)
     kind = CONTEXT_OF.get(location)
     if language in (None, SOURCE_LANGUAGE) or kind is None:
         return None
-    text = translation(language, kind, english) or package_translation(
+    if rebuild is not None:
+        with speaking(language):
+            text: str | None = rebuild()
+    else:
+        text = None
+    text = text if text and text != english else translation(language, kind, english)
+    text = text or package_translation(
         language, ruleset_packages(), kind, english
     )
     if text is None and kind == CHOICE_CONTEXT:

@@ -48,6 +48,8 @@ MARKERS = {
     "_": "gettext",  # (msgid)
     "_n": "ngettext",  # (singular, plural, n)
     "_p": "pgettext",  # (context, msgid)
+    # bot/rules/text.py: a declaration's text with its context, not translated there.
+    "NP_": "pgettext",  # (context, msgid)
 }
 #: Comments shown to translators with each command text (extracted comments, ``#.``).
 HINTS = {

@@ -81,6 +81,14 @@ class RulesetText:
         return _installed[0].text(self.package, None, msgid) or msgid
 
 
+def NP_(context: str, msgid: str) -> str:
+    """Mark a text of a declaration with its context, as ``N_`` does without one: a name
+    a ruleset gives the slash commands (an option's, a `/config` alias's) is marked
+    ``NP_("command name", "str")`` and found in the package's catalog by the command
+    tree's translator. Returns ``msgid`` unchanged."""
+    return msgid
+
+
 def N_(msgid: str) -> str:
     """Mark a literal of a ruleset package for ``pybabel extract`` without translating it:
     a module constant (a move's label, a sheet field's help), translated where it is read

@@ -25,6 +25,7 @@ from bot.discord.generated import stats_set_command
 from bot.discord.languages import guild_locale
 from bot.discord.ruleset_choices import offer_rulesets, ruleset_choices
 from bot.discord.sheet_input import parse_sheet_fields
+from bot.discord.translator import built
 from bot.exports.formats import export_duel, export_html
 from bot.i18n.context import _
 from bot.presentation.discord_replies import (
@@ -274,7 +275,7 @@ class Commander(commands.Cog):
         await interaction.followup.send(started + home.note, ephemeral=True)
 
     # The options are the signature with_step_options gives the callback.
-    @duel.command(name="challenge", description=challenge_description())
+    @duel.command(name="challenge", description=built(challenge_description))
     @app_commands.describe(
         challenger="The member who issues the challenge",
         challenged="The member who is challenged",

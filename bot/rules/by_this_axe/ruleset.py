@@ -61,7 +61,7 @@ from bot.rules.by_this_axe.tables import (
     character_name,
     save_shown,
 )
-from bot.rules.by_this_axe.text import N_, _
+from bot.rules.by_this_axe.text import N_, NP_, _
 from bot.rules.capabilities import (
     DiceByPattern,
     ExactOdds,
@@ -114,10 +114,12 @@ def challenge_step() -> PreDuelStep:
         summary=_("accepted, refused, or forced on 1-3"),
         # The keys are the /duel challenge option names since the command began.
         inputs=(
-            PreDuelInput("accepted", "bool", _("accepted"), _("Did the challenged accept?"),
-                         required=True),
             PreDuelInput(
-                "contact", "bool", _("units in contact"),
+                NP_("command name", "accepted"), "bool", _("accepted"),
+                _("Did the challenged accept?"), required=True,
+            ),
+            PreDuelInput(
+                NP_("command name", "contact"), "bool", _("units in contact"),
                 _("Are both characters' units in contact (a refusal can then be forced)?"),
                 default=False,
             ),

@@ -5,10 +5,10 @@ constant, translated where it is read with ``_(CONSTANT)``."""
 
 from __future__ import annotations
 
-from bot.rules.text import N_, RulesetText
+from bot.rules.text import N_, NP_, RulesetText
 
 _ = RulesetText(__package__)
 _n = _.plural
 _p = _.context
 
-__all__ = ["N_", "_", "_n", "_p"]
+__all__ = ["NP_", "N_", "_", "_n", "_p"]

@@ -43,7 +43,7 @@ from bot.rules.rule_2_14.state import (
     DuelState,
     Options,
 )
-from bot.rules.rule_2_14.text import N_, _
+from bot.rules.rule_2_14.text import N_, NP_, _
 from bot.rules.terms import (
     SIDES,
     Fighter,
@@ -74,7 +74,7 @@ LOCKED_BLOCKS_RETREAT = HouseRule(
     "no",
     N_("a duellist locked in combat cannot retreat: the retreat fails"),
     aliases=YES_NO_ALIASES,
-    server_alias="locked-blocks-retreat",
+    server_alias=NP_("command name", "locked-blocks-retreat"),
     former_setting="locked_blocks_retreat",
 )
 
@@ -164,8 +164,8 @@ WORDS = RulesetWords(
 
 def _sheet_fields() -> tuple[SheetField, ...]:
     return (
-        SheetField("str", "int", _("Strength (STR)"), STAT_MIN, STAT_MAX),
-        SheetField("agi", "int", _("Agility (AGI)"), STAT_MIN, STAT_MAX),
+        SheetField(NP_("command name", "str"), "int", _("Strength (STR)"), STAT_MIN, STAT_MAX),
+        SheetField(NP_("command name", "agi"), "int", _("Agility (AGI)"), STAT_MIN, STAT_MAX),
     )
 
 
