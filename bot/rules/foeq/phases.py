@@ -33,7 +33,7 @@ from bot.rules.foeq.tables import (
     STYLE_LABELS,
     TRICK,
 )
-from bot.rules.foeq.text import _
+from bot.rules.foeq.text import _, _n
 from bot.rules.terms import RoundResult, Side, other_side
 
 # -- helpers on a state ----------------------------------------------------------------
@@ -105,7 +105,8 @@ def default_consequence(stake: str | None) -> str:
 
 
 def _d(n: int) -> str:
-    return f"{n} {'die' if n == 1 else 'dice'}"
+    """A number of Trick or Fault dice, "1 die", "2 dice" (in the reader's language)."""
+    return _n("{count} die", "{count} dice", n)
 
 
 #: Corner fields that are public while the duel runs (the dice are rolled in the open and

@@ -148,11 +148,16 @@ class FoeqSpellDuel(
     # secret steps by DM, private notes by DM: see docs/rules/foeq-spell-duel.md.
     playable = True
     dice: tuple[int, ...] = (20, 6)
-    # "rolls d20 7 +1 = 8", "d20 4 and 17 with advantage, keeps 17", "rolls 2 dice of
-    # Trick: 3, 5 (+8)", "rerolls Ann's Trick die #1 (3): it is now 6".
+    # The log in every language it is written in (the duel's), and every log published
+    # before it was translated: "rolls d20 7 +1 = 8", "d20 4 and 17 with advantage, keeps
+    # 17" (German "d20 4 und 17 mit Vorteil, behält 17"), "rolls 2 dice of Trick: 3, 5 (+8)"
+    # ("würfelt 2 Trickwürfel: 3, 5 (+8)", "Patzerwürfel: 4"), "rerolls Ann's Trick die #1
+    # (3): it is now 6" ("... neu: er zeigt jetzt 6"). Python and JavaScript syntax alike
+    # (no named groups, no lookbehind; \u00fc is "ü"); a new language adds its words here.
     log_dice_pattern: str | None = (
-        r"d20 ([0-9]+)(?: and ([0-9]+) with advantage)?"
-        r"|dic?e of [A-Z][a-z]+: ([0-9]+(?:, [0-9]+)*)|it is now ([0-9]+)"
+        r"d20 ([0-9]+)(?:(?: and | und )([0-9]+) (?:with advantage|mit Vorteil))?"
+        r"|(?:dic?e of [A-Z][a-z]+|(?:Trick|Patzer)w\u00fcrfel): ([0-9]+(?:, [0-9]+)*)"
+        r"|(?:it is now|zeigt jetzt) ([0-9]+)"
     )
 
     sheet_fields = Localized(sheet_fields)
@@ -470,6 +475,18 @@ class FoeqSpellDuel(
 
     # -- text ---------------------------------------------------------------------------
 
+    def roll_purpose_label(self, purpose: str) -> str:
+        """A roll's purpose (``stare2_check``, ``shot_trick``) as the step it is rolled in:
+        "Stare 2, Check", "Shot, Trick Die"; an unknown id read as words."""
+        if purpose.startswith("stare"):
+            number, _sep, what = purpose[5:].partition("_")
+            if number.isdecimal() and what == "initiative":
+                return _("Stare {round}, Initiative", round=int(number))
+            if number.isdecimal() and what == "check":
+                return _("Stare {round}, Check", round=int(number))
+        known = _SHOT_PURPOSES.get(purpose)
+        return _(known) if known is not None else super().roll_purpose_label(purpose)
+
     def short_name(self) -> str:
         return "FoEQ p20"
 
@@ -535,6 +552,16 @@ class FoeqSpellDuel(
                 )
             canonical[side] = None if choice is None else self.parse_choice(choice, state, side)
         return play_step(state, canonical, dice, options)
+
+
+#: The Shot's rolls by purpose (the Stare's are numbered: ``roll_purpose_label``).
+_SHOT_PURPOSES = {
+    "shot_initiative": N_("Shot, Initiative"),
+    "shot_attack": N_("Shot, Attack"),
+    "shot_trick": N_("Shot, Trick Die"),
+    "shot_fault": N_("Shot, Fault Die"),
+    "shot_twist": N_("Shot, Strategic Twist"),
+}
 
 
 def _reroll_label(kind: str, index: int, value: int, owner: str | None) -> str:

@@ -75,8 +75,8 @@ class StarePhase(ShotPhase):
                 stake, style, slot = self.s.public_stake, STEADFAST, 0
                 self.note(
                     C_MISSING,
-                    f"{self.name(side)} set nothing by the close: the public stake, the "
-                    "Steadfast Style and a cantrip (slot 0) are taken for them",
+                    _("{name} set nothing by the close: the public stake, the Steadfast "
+                      "Style and a cantrip (slot 0) are taken for them", name=self.name(side)),
                 )
             else:
                 stake, style, slot = parse_setup(choice)
@@ -84,12 +84,14 @@ class StarePhase(ShotPhase):
             free = slot in self.duellists[side].free_cast_levels and slot > 0
             self.tell(side, _secret_choices(stake, style, slot, free))
         self.note(
-            C_STAKES,
-            f"the public stake, chosen by the challenger {self.name(self.s.challenger)}, "
-            f"is {STAKE_LABELS[self.s.public_stake]}; each duellist has secretly written "
-            "down their true stake",
+            _(C_STAKES),
+            _("the public stake, chosen by the challenger {name}, is {stake}; each duellist "
+              "has secretly written down their true stake", name=self.name(self.s.challenger),
+              stake=_(STAKE_LABELS[self.s.public_stake])),
         )
-        self.note(C_STYLE, "each duellist has secretly chosen a Style and a spell slot level")
+        self.note(
+            _(C_STYLE), _("each duellist has secretly chosen a Style and a spell slot level")
+        )
         self.outcome = "setup"
         self.start_stare_round(1)
 
@@ -97,11 +99,14 @@ class StarePhase(ShotPhase):
         self.stare_round = number
         for side in SIDES:
             self.set(side, move=None)
-        self.initiative(f"stare{number}_initiative", f"{C_STARE_INIT} (round {number})")
+        self.initiative(
+            f"stare{number}_initiative",
+            _("The Stare, Roll for Initiative (round {round})", round=number),
+        )
         lower = self.first or "a"
         self.note(
-            C_STARE_INIT,
-            f"{self.name(lower)} has the lower Initiative and declares first",
+            _(C_STARE_INIT),
+            _("{name} has the lower Initiative and declares first", name=self.name(lower)),
         )
         self.wait(STARE_FIRST, lower)
 
@@ -111,11 +116,14 @@ class StarePhase(ShotPhase):
             if self.options.missing_move == "forfeit":
                 self.forfeit([side], C_FORFEIT)
                 return False
-            self.note(C_MISSING, f"{self.name(side)} declares no Move this round")
+            self.note(C_MISSING, _("{name} declares no Move this round", name=self.name(side)))
             return True
         move = parse_move(choice)
         self.set(side, move=move)
-        self.note(clause, f"{self.name(side)} declares {STARE[move].label}")
+        self.note(
+            _(clause),
+            _("{name} declares {move}", name=self.name(side), move=_(STARE[move].label)),
+        )
         return True
 
     def declare_first(self, side: Side, choice: str | None) -> None:
@@ -132,16 +140,19 @@ class StarePhase(ShotPhase):
         moves = {side: self.corners[side].move for side in SIDES}
         declared = [side for side in SIDES if moves[side] is not None]
         if not declared:
-            self.note(C_STARE_RESOLVE, "neither duellist declared a Move: nobody benefits")
+            self.note(
+                _(C_STARE_RESOLVE), _("neither duellist declared a Move: nobody benefits")
+            )
             self.outcome = "stare_none"
             self.after_stare_round()
             return
         if len(declared) == 1:
             only = declared[0]
             self.note(
-                C_STARE_RESOLVE,
-                f"{self.name(other_side(only))} made no Move: {self.name(only)} wins "
-                "the check uncontested (no roll; the benefit without its 5-or-more part)",
+                _(C_STARE_RESOLVE),
+                _("{other} made no Move: {name} wins the check uncontested (no roll; the "
+                  "benefit without its 5-or-more part)", other=self.name(other_side(only)),
+                  name=self.name(only)),
             )
             self.outcome = f"stare_{only}"
             self.benefit(only, None)
@@ -155,10 +166,11 @@ class StarePhase(ShotPhase):
             only = strong[0]
             mine = STARE[moves[only] or ""]
             self.note(
-                C_STARE_RESOLVE,
-                f"{mine.label} is Strong Against {STARE[moves[other_side(only)] or ''].label}: "
-                f"{self.name(only)} wins the check outright (house rule strong-against = "
-                "auto-win; no roll, the benefit without its 5-or-more part)",
+                _(C_STARE_RESOLVE),
+                _("{move} is Strong Against {other}: {name} wins the check outright (house "
+                  "rule strong-against = auto-win; no roll, the benefit without its 5-or-more "
+                  "part)", move=_(mine.label),
+                  other=_(STARE[moves[other_side(only)] or ""].label), name=self.name(only)),
             )
             self.outcome = f"stare_{only}"
             self.benefit(only, None)
@@ -167,9 +179,10 @@ class StarePhase(ShotPhase):
             mine, theirs = STARE[moves[side] or ""], moves[other_side(side)]
             if advantage[side]:
                 self.note(
-                    C_STARE_ROLL,
-                    f"{mine.label} is Strong Against {STARE[theirs or ''].label}: "
-                    f"{self.name(side)} has advantage on the check",
+                    _(C_STARE_ROLL),
+                    _("{move} is Strong Against {other}: {name} has advantage on the check",
+                      move=_(mine.label), other=_(STARE[theirs or ""].label),
+                      name=self.name(side)),
                 )
         for _attempt in range(MAX_TIES):
             totals: dict[Side, int] = {}
@@ -179,20 +192,27 @@ class StarePhase(ShotPhase):
                 mod = self.duellists[side].skill(move.skill)
                 totals[side] = max(kept) + mod
                 self.note(
-                    C_STARE_ROLL,
-                    f"{self.name(side)} ({move.label}, {SKILL_LABELS[move.skill]}) rolls "
-                    f"{self.show_d20(kept)} {mod:+d} = {totals[side]}",
+                    _(C_STARE_ROLL),
+                    _("{name} ({move}, {skill}) rolls {d20} {modifier} = {total}",
+                      name=self.name(side), move=_(move.label),
+                      skill=_(SKILL_LABELS[move.skill]), d20=self.show_d20(kept),
+                      modifier=f"{mod:+d}", total=totals[side]),
                 )
             if totals["a"] != totals["b"]:
                 winner: Side = "a" if totals["a"] > totals["b"] else "b"
                 margin = totals[winner] - totals[other_side(winner)]
                 self.note(
-                    C_STARE_RESOLVE, f"{self.name(winner)} wins the check by {margin}"
+                    _(C_STARE_RESOLVE),
+                    _("{name} wins the check by {margin}", name=self.name(winner),
+                      margin=margin),
                 )
                 self.outcome = f"stare_{winner}"
                 self.benefit(winner, margin)
                 return
-            self.note(C_STARE_RESOLVE, f"a tie at {totals['a']}: both duellists reroll")
+            self.note(
+                _(C_STARE_RESOLVE),
+                _("a tie at {total}: both duellists reroll", total=totals["a"]),
+            )
         raise DiceError(f"{MAX_TIES} ties in a row: the dice are not random.")
 
     def gain(self, side: Side, kind: str, count: int = 1) -> None:
@@ -200,27 +220,15 @@ class StarePhase(ShotPhase):
         held = corner.trick if kind == TRICK else corner.fault
         after = max(0, held + count)
         self.set(side, **{kind: after})
-        label = "Trick" if kind == TRICK else "Fault"
-        if count > 0:
-            self.note(
-                C_STARE_RESOLVE,
-                f"{self.name(side)} gains a {label} die (now {_d(after)})",
-            )
-        elif held == 0:
-            self.note(
-                C_STARE_RESOLVE, f"{self.name(side)} has no {label} die to lose"
-            )
-        else:
-            self.note(
-                C_STARE_RESOLVE, f"{self.name(side)} loses a {label} die (now {_d(after)})"
-            )
+        self.note(_(C_STARE_RESOLVE), _gain_text(kind, count, held, self.name(side), after))
 
     def learn_style(self, side: Side) -> None:
         opponent = other_side(side)
         style = self.corners[opponent].style or STEADFAST
         self.note(
-            C_STARE_RESOLVE,
-            f"{self.name(side)} learns {self.name(opponent)}'s current Style (told privately)",
+            _(C_STARE_RESOLVE),
+            _("{name} learns {opponent}'s current Style (told privately)",
+              name=self.name(side), opponent=self.name(opponent)),
         )
         self.tell(
             side,
@@ -231,8 +239,9 @@ class StarePhase(ShotPhase):
 
     def offer_style_change(self, side: Side) -> None:
         self.note(
-            C_STARE_RESOLVE,
-            f"{self.name(side)} may change their Style if they choose (decided privately)",
+            _(C_STARE_RESOLVE),
+            _("{name} may change their Style if they choose (decided privately)",
+              name=self.name(side)),
         )
         self.wait(STARE_STYLE, side)
 
@@ -241,11 +250,12 @@ class StarePhase(ShotPhase):
         move = self.corners[w].move or ""
         loser = other_side(w)
         big = margin is not None and margin >= BIG_WIN
-        label = STARE[move].label
+        fields = {"name": self.name(w), "move": _(STARE[move].label)}
         self.note(
-            C_STARE_RESOLVE,
-            f"{self.name(w)} gains the benefit of {label}"
-            + (" (won by 5 or more)" if big else ""),
+            _(C_STARE_RESOLVE),
+            _("{name} gains the benefit of {move} (won by 5 or more)", **fields)
+            if big
+            else _("{name} gains the benefit of {move}", **fields),
         )
         change = False
         if move == TWITCH:
@@ -298,7 +308,8 @@ class StarePhase(ShotPhase):
                   old=_(STYLE_LABELS[current]), new=_(STYLE_LABELS[style])),
             )
         self.note(
-            C_STARE_RESOLVE, f"{self.name(side)} has privately decided about their Style"
+            _(C_STARE_RESOLVE),
+            _("{name} has privately decided about their Style", name=self.name(side)),
         )
         self.outcome = "style_decided"
         self.after_stare_round()
@@ -308,6 +319,23 @@ class StarePhase(ShotPhase):
             self.start_stare_round(self.stare_round + 1)
         else:
             self.shot()
+
+
+def _gain_text(kind: str, count: int, held: int, name: str, after: int) -> str:
+    """The log's words for a Trick or Fault die won (``count`` > 0) or lost by ``name``
+    who held ``held`` and now holds ``after``: one whole sentence each way."""
+    dice = _d(after)
+    if kind == TRICK:
+        if count > 0:
+            return _("{name} gains a Trick die (now {dice})", name=name, dice=dice)
+        if held == 0:
+            return _("{name} has no Trick die to lose", name=name)
+        return _("{name} loses a Trick die (now {dice})", name=name, dice=dice)
+    if count > 0:
+        return _("{name} gains a Fault die (now {dice})", name=name, dice=dice)
+    if held == 0:
+        return _("{name} has no Fault die to lose", name=name)
+    return _("{name} loses a Fault die (now {dice})", name=name, dice=dice)
 
 
 def _secret_choices(stake: str, style: str, slot: int, free: bool) -> str:

@@ -20,8 +20,11 @@ from bot.rules.foeq.state import (
     Options,
 )
 from bot.rules.foeq.tables import (
+    C_FORFEIT,
+    C_MISSING,
     C_SCORE,
     C_STAKES,
+    CLAUSE,
     DEATH,
     MAX_TIES,
     OVER,
@@ -32,6 +35,7 @@ from bot.rules.foeq.tables import (
     STAKE_LABELS,
     STAKE_RANK,
 )
+from bot.rules.foeq.text import _
 from bot.rules.terms import (
     SIDES,
     LogEvent,
@@ -69,10 +73,14 @@ class StepBase:
 
     # small tools
     def name(self, side: Side) -> str:
-        return self.duellists[side].name or f"Duellist {side.upper()}"
+        return self.duellists[side].name or _("Duellist {side}", side=side.upper())
 
     def note(self, clause: str, text: str) -> None:
-        self.log.append(LogEvent(clause, text))
+        """A log line: ``text`` citing ``clause``, a heading of FoEQ p20 in the reader's
+        language (``_(C_STAKES)``), after the game's name; or one of the bot's own settings
+        (``C_FORFEIT``, ``C_MISSING``) as it is set."""
+        cited = clause if clause in (C_FORFEIT, C_MISSING) else f"{CLAUSE} {clause}"
+        self.log.append(LogEvent(cited, text))
 
     def tell(self, side: Side, text: str) -> None:
         self.notes.append((side, text))
@@ -96,27 +104,35 @@ class StepBase:
 
     @staticmethod
     def show_d20(values: tuple[int, ...]) -> str:
+        """A d20 as the log states it: its values are read back by ``log_dice_pattern``
+        (ruleset.py), in every language: "d20 7", "d20 4 and 17 with advantage, keeps 17"."""
         if len(values) == 2:
-            return f"d20 {values[0]} and {values[1]} with advantage, keeps {max(values)}"
+            # Translators: keep "d20 {first}" and "{second}" as they are: verification
+            # reads the dice from this text (FoeqSpellDuel.log_dice_pattern matches the German
+            # "d20 4 und 17 mit Vorteil"; a new language adds its words to the pattern).
+            return _("d20 {first} and {second} with advantage, keeps {kept}",
+                     first=values[0], second=values[1], kept=max(values))
         return f"d20 {values[0]}"
 
     def initiative(self, purpose: str, clause: str) -> None:
         """Both roll d20 + initiative modifier, A then B; a tie is rerolled by both."""
-        for _ in range(MAX_TIES):
+        for _attempt in range(MAX_TIES):
             totals: dict[Side, int] = {}
             for side in SIDES:
                 value = self.roll(20, side, purpose)
                 mod = self.duellists[side].initiative
                 totals[side] = value + mod
                 self.note(
-                    clause, f"{self.name(side)} rolls d20 {value} {mod:+d} = {totals[side]}"
+                    clause,
+                    _("{name} rolls d20 {value} {modifier} = {total}", name=self.name(side),
+                      value=value, modifier=f"{mod:+d}", total=totals[side]),
                 )
             if totals["a"] != totals["b"]:
                 for side in SIDES:
                     self.set(side, initiative=totals[side])
                 self.first = "a" if totals["a"] < totals["b"] else "b"
                 return
-            self.note(clause, f"a tie at {totals['a']}: both reroll")
+            self.note(clause, _("a tie at {total}: both reroll", total=totals["a"]))
         raise DiceError(f"{MAX_TIES} ties in a row: the dice are not random.")
 
 
@@ -131,7 +147,9 @@ class StepBase:
 
     def forfeit(self, missing: list[Side], clause: str) -> None:
         if len(missing) == 2:
-            self.note(clause, "neither duellist chose by the close: the duel ends, no winner")
+            self.note(
+                clause, _("neither duellist chose by the close: the duel ends, no winner")
+            )
             self.end(None, score=False)
             self.outcome = "no_winner"
             return
@@ -139,8 +157,8 @@ class StepBase:
         winner = other_side(loser)
         self.note(
             clause,
-            f"{self.name(loser)} chose nothing by the close and forfeits: "
-            f"{self.name(winner)} wins the duel (no Shot, no Score)",
+            _("{loser} chose nothing by the close and forfeits: {winner} wins the duel "
+              "(no Shot, no Score)", loser=self.name(loser), winner=self.name(winner)),
         )
         self.end(winner, score=False)
 
@@ -154,25 +172,27 @@ class StepBase:
             stake = self.corners[side].stake
             if stake is None:
                 continue
+            name, true = self.name(side), _(STAKE_LABELS[stake])
             self.note(
-                C_STAKES,
-                f"{self.name(side)}'s true stake was {STAKE_LABELS[stake]} "
-                f"(the public stake: {STAKE_LABELS[public]})",
+                _(C_STAKES),
+                _("{name}'s true stake was {stake} (the public stake: {public})",
+                  name=name, stake=true, public=_(STAKE_LABELS[public])),
             )
             if public == PRIDE and STAKE_RANK[stake] > STAKE_RANK[PRIDE]:
-                aim = "kill" if stake == DEATH else "draw blood"
-                self.note(
-                    C_STAKES,
-                    f"dishonourable: the stated stake was Pride, but {self.name(side)} "
-                    f"shot to {aim} (true stake {STAKE_LABELS[stake]})",
-                )
+                if stake == DEATH:
+                    text = _("dishonourable: the stated stake was Pride, but {name} shot to "
+                             "kill (true stake {stake})", name=name, stake=true)
+                else:
+                    text = _("dishonourable: the stated stake was Pride, but {name} shot to "
+                             "draw blood (true stake {stake})", name=name, stake=true)
+                self.note(_(C_STAKES), text)
             elif STAKE_RANK[stake] > STAKE_RANK[public]:
                 self.note(
-                    C_STAKES,
-                    f"{self.name(side)}'s true stake was deadlier than the public stake",
+                    _(C_STAKES),
+                    _("{name}'s true stake was deadlier than the public stake", name=name),
                 )
         if not score:
-            self.note(C_SCORE, "no consequence is applied")
+            self.note(_(C_SCORE), _("no consequence is applied"))
 
     def finish(self, choices: Mapping[Side, str | None]) -> RoundResult:
         secret = self.s.phase in SECRET_PHASES

@@ -201,22 +201,26 @@ OUTCOMES: tuple[str, ...] = (
 MissingMovePolicy = Literal["none", "forfeit"]
 MISSING_MOVE_POLICIES: tuple[str, ...] = ("none", "forfeit")
 
+#: Every log line cites the heading of FoEQ p20 it applies after the game's name (the posts
+#: show it without the name, under "Adjudication (FoEQ p20)"): the heading in the duel's
+#: language, ``_(C_STAKES)``, the name as it is (``StepBase.note``).
 CLAUSE = "FoEQ p20"
-C_STAKES = f"{CLAUSE} Setting The Stakes"
-C_STYLE = f"{CLAUSE} The Style"
-C_STARE_INIT = f"{CLAUSE} The Stare, Roll for Initiative"
-C_STARE_FIRST = f"{CLAUSE} The Stare, First Declaration"
-C_STARE_SECOND = f"{CLAUSE} The Stare, Second Declaration"
-C_STARE_ROLL = f"{CLAUSE} The Stare, Roll the Stare"
-C_STARE_RESOLVE = f"{CLAUSE} The Stare, Resolve"
-C_SHOT_INIT = f"{CLAUSE} The Shot, Roll Initiative"
-C_SHOT_REVEAL = f"{CLAUSE} The Shot, Reveal Style and Power"
-C_SHOT_CAST = f"{CLAUSE} The Shot, Cast!"
-C_SHOT_TRICKS = f"{CLAUSE} The Shot, Tricks"
-C_SHOT_FAULTS = f"{CLAUSE} The Shot, Faults"
-C_SHOT_TWIST = f"{CLAUSE} The Shot, Strategic Twist"
-C_SHOT_RESULT = f"{CLAUSE} The Shot, Determine the Result"
-C_SCORE = f"{CLAUSE} The Score"
+C_STAKES = N_("Setting The Stakes")
+C_STYLE = N_("The Style")
+C_STARE_INIT = N_("The Stare, Roll for Initiative")
+C_STARE_FIRST = N_("The Stare, First Declaration")
+C_STARE_SECOND = N_("The Stare, Second Declaration")
+C_STARE_ROLL = N_("The Stare, Roll the Stare")
+C_STARE_RESOLVE = N_("The Stare, Resolve")
+C_SHOT_INIT = N_("The Shot, Roll Initiative")
+C_SHOT_REVEAL = N_("The Shot, Reveal Style and Power")
+C_SHOT_CAST = N_("The Shot, Cast!")
+C_SHOT_TRICKS = N_("The Shot, Tricks")
+C_SHOT_FAULTS = N_("The Shot, Faults")
+C_SHOT_TWIST = N_("The Shot, Strategic Twist")
+C_SHOT_RESULT = N_("The Shot, Determine the Result")
+C_SCORE = N_("The Score")
+#: The bot's own settings, cited as they are set (never translated).
 C_FORFEIT = "duelbot missing_move = forfeit"
 C_MISSING = "duelbot missing_move = none"
 
