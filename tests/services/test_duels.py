@@ -5,13 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-
-from bot.i18n.context import speaking
 from sqlalchemy import select
 
 from bot.config import DuelSettings
 from bot.db.engine import Database
 from bot.db.models import AuditEntry, Duel, Round, Submission, utcnow
+from bot.i18n.context import speaking
 from bot.rules.dice import derive_roll
 from bot.rules.rule_2_14.moves import MOVE_IDS
 from bot.services.container import Services
