@@ -25,8 +25,9 @@ from bot.i18n.placeholders import fields_of, placeholder_problem, plural_placeho
 from bot.i18n.translate import N_, plural_text, translate, translate_in, translate_plural
 
 SET_TO = (
-    "Public posts of this server (duel cards, round results) are now in {language}. "
-    "Replies only one member sees stay in that member's own Discord language."
+    "Duels started from now on (their cards, rounds, results and exports) are in "
+    "{language}. A running duel keeps its language. Replies only one member sees stay "
+    "in that member's own Discord language."
 )
 
 POLISH = r"""
@@ -53,10 +54,10 @@ msgstr "Runda {runda}"
 
 def test_translate_fills_the_fields_in_the_chosen_language() -> None:
     assert translate("de", SET_TO, language="Deutsch").startswith(
-        "Öffentliche Beiträge dieses Servers (Duellkarten, Rundenergebnisse) sind jetzt auf "
+        "Ab jetzt gestartete Duelle (ihre Karten, Runden, Ergebnisse und Exporte) sind auf "
         "Deutsch."
     )
-    assert translate("en", SET_TO, language="English").startswith("Public posts")
+    assert translate("en", SET_TO, language="English").startswith("Duels started")
     # A language without a catalog, and a text the catalog lacks: the English text.
     assert translate("fr", SET_TO, language="x") == SET_TO.format(language="x")
     assert translate("de", "Not in any catalog: {n} {{braces}}", n=3) == (

@@ -330,14 +330,16 @@ def language_reply(chosen: str | None, guild_locale: str | None) -> str:
     posts_in = language_name(server_language(chosen, guild_locale))
     if chosen is None:
         return _(
-            "Public posts of this server (duel cards, round results) now follow its primary "
-            "language as Discord reports it: {language} at the moment. Replies only one "
-            "member sees stay in that member's own Discord language.",
+            "Duels started from now on (their cards, rounds, results and exports) follow this "
+            "server's primary language as Discord reports it: {language} at the moment. A "
+            "running duel keeps its language. Replies only one member sees stay in that "
+            "member's own Discord language.",
             language=posts_in,
         )
     return _(
-        "Public posts of this server (duel cards, round results) are now in {language}. "
-        "Replies only one member sees stay in that member's own Discord language.",
+        "Duels started from now on (their cards, rounds, results and exports) are in "
+        "{language}. A running duel keeps its language. Replies only one member sees stay "
+        "in that member's own Discord language.",
         language=posts_in,
     )
 
