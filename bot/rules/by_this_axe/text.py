@@ -1,7 +1,4 @@
-"""This ruleset's texts in the reader's language: its package's catalog
-(``locales/<language>/LC_MESSAGES/duelbot.po``, bot/rules/text.py). ``_``, ``_n`` and
-``_p`` are the names ``pybabel extract`` finds (`make catalogs`); ``N_`` marks a module
-constant, translated where it is read with ``_(CONSTANT)``."""
+"""This package's translation functions, bound to its own catalog (bot/rules/text.py)."""
 
 from __future__ import annotations
 
