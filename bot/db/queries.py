@@ -4,7 +4,7 @@ FOR UPDATE there. Nothing here commits: the calling service owns the transaction
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -245,20 +245,25 @@ async def newest_live_duel_language(session: AsyncSession, user_id: int) -> str 
     return None if language is None else str(language)
 
 
-async def set_member_language(
-    session: AsyncSession, user_id: int, language: str, at: datetime
+async def set_member_languages(
+    session: AsyncSession, languages: Mapping[int, str], at: datetime
 ) -> None:
-    """Store the language ``user_id`` last used with the bot (one upsert: two processes
-    remembering the same member at once do not collide)."""
-    values = {"user_id": user_id, "language": language, "updated_at": at}
+    """Store the language each member last used with the bot, in one statement (an
+    upsert: two processes remembering the same member at once do not collide)."""
+    if not languages:
+        return
     dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    stmt = insert(MemberLanguage).values(**values)
+    stmt = insert(MemberLanguage)
     stmt = stmt.on_conflict_do_update(
         index_elements=[MemberLanguage.user_id],
         set_={"language": stmt.excluded.language, "updated_at": stmt.excluded.updated_at},
     )
-    await session.execute(stmt)
+    rows = [
+        {"user_id": user_id, "language": language, "updated_at": at}
+        for user_id, language in languages.items()
+    ]
+    await session.execute(stmt, rows)
 
 
 async def undone_run_before(session: AsyncSession, duel_id: int, number: int) -> list[Round]:

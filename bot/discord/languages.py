@@ -43,6 +43,8 @@ from bot.services.views import OutboxItem
 
 log = logging.getLogger(__name__)
 
+#: How long the members heard from are gathered before their languages are stored.
+STORE_DELAY = 0.5
 #: Members whose language this process remembers having stored (least recently heard
 #: from dropped first); forgetting one costs one more store, not a wrong language.
 KEPT = 50_000
@@ -68,7 +70,9 @@ class MemberLanguages:
         self._known: OrderedDict[int, str] = OrderedDict()
         # user id -> the language of the last DM this process sent them
         self._sent: OrderedDict[int, str] = OrderedDict()
-        self._storing: set[asyncio.Task[None]] = set()
+        # heard from, not stored yet: user id -> their Discord locale
+        self._pending: dict[int, str | None] = {}
+        self._flusher: asyncio.Task[None] | None = None
 
     def known(self, user_id: int) -> str | None:
         """The language ``user_id`` speaks as far as this process knows, without the
@@ -94,24 +98,31 @@ class MemberLanguages:
         self._known[user_id] = language
         while len(self._known) > self._kept:
             self._known.popitem(last=False)
-        task = asyncio.get_running_loop().create_task(
-            self._store(user_id, locale, language), name="duelbot-member-language"
-        )
-        self._storing.add(task)
-        task.add_done_callback(self._storing.discard)
+        self._pending[user_id] = locale
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.get_running_loop().create_task(
+                self._store_soon(), name="duelbot-member-languages"
+            )
 
-    async def _store(self, user_id: int, locale: str | None, language: str) -> None:
-        try:
-            await self._services.languages.remember(user_id, locale)
-        except Exception as exc:  # the database: told again at the member's next interaction
-            log.warning("Cannot store the language of user %s: %s", user_id, exc)
-            if self._known.get(user_id) == language:
-                del self._known[user_id]
+    async def _store_soon(self) -> None:
+        # Members heard from within STORE_DELAY are stored in one write: a burst of
+        # first clicks (a round opening for many duels) is one transaction, not hundreds
+        # taking the database's write lock between the moves.
+        await asyncio.sleep(STORE_DELAY)
+        while self._pending:
+            heard, self._pending = self._pending, {}
+            try:
+                await self._services.languages.remember_many(heard)
+            except Exception as exc:  # the database: told again at their next interaction
+                log.warning("Cannot store the language of %d member(s): %s", len(heard), exc)
+                for user_id, locale in heard.items():
+                    if self._known.get(user_id) == reply_language(locale):
+                        del self._known[user_id]
 
     async def settled(self) -> None:
         """Wait until what was heard so far is stored (tests, shutdown)."""
-        while self._storing:
-            await asyncio.gather(*self._storing, return_exceptions=True)
+        while self._flusher is not None and not self._flusher.done():
+            await asyncio.gather(self._flusher, return_exceptions=True)
 
 
 @contextmanager
@@ -148,6 +159,9 @@ async def dm_reply_language(
     if known is not None:
         return known
     try:
-        return await services.languages.dm_language_of(user_id)
+        language = await services.languages.dm_language_of(user_id)
     except Unavailable:  # the database: the answer itself says what is wrong
         return dm_language(None, None, None)
+    if languages is not None:
+        languages.sent_dm(user_id, language)  # their next DM asks the services nothing
+    return language

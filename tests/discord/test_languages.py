@@ -94,11 +94,16 @@ async def test_a_dm_is_answered_in_the_language_the_member_last_used(
 class Remembered:
     def __init__(self) -> None:
         self.calls: list[tuple[int, str | None]] = []
+        self.batches: list[dict[int, str | None]] = []
         self.stored: dict[int, str] = {}
 
     async def remember(self, user_id: int, locale: str | None) -> str:
         self.calls.append((user_id, locale))
         return locale or "en"
+
+    async def remember_many(self, heard: dict[int, str | None]) -> dict[int, str]:
+        self.batches.append(dict(heard))
+        return {user_id: await self.remember(user_id, loc) for user_id, loc in heard.items()}
 
     async def language_of(self, user_id: int) -> str | None:
         return self.stored.get(user_id)
@@ -121,13 +126,27 @@ async def test_a_member_language_is_stored_once_until_it_changes() -> None:
     assert languages.known(1) == "en"
 
 
+async def test_members_heard_together_are_stored_in_one_write() -> None:
+    service = Remembered()
+    languages = MemberLanguages(cast(Any, SimpleNamespace(languages=service)))
+    for user_id in range(1, 51):
+        languages.heard(user_id, "de" if user_id % 2 else "en-US")
+    await languages.settled()
+    assert len(service.batches) == 1 and len(service.batches[0]) == 50
+    languages.heard(1, "de")  # known: no write at all
+    await languages.settled()
+    assert len(service.batches) == 1
+
+
 async def test_a_dm_reply_speaks_the_last_dm_sent_else_what_is_stored() -> None:
     service = Remembered()
     services = cast(Any, SimpleNamespace(languages=service))
     languages = MemberLanguages(services)
     assert await dm_reply_language(services, languages, 7) == "en"
     service.stored[7] = "de"
-    assert await dm_reply_language(services, languages, 7) == "de"
+    # what the services answered is kept: the member's next DM asks them nothing
+    assert await dm_reply_language(services, languages, 7) == "en"
+    assert await dm_reply_language(services, MemberLanguages(services), 7) == "de"
     languages.sent_dm(8, "de")  # the bot's last DM to them was German
     assert await dm_reply_language(services, languages, 8) == "de"
     languages.heard(8, "en-US")  # ... but they use the bot in English

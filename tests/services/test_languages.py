@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select, update
 
 from bot.config import DuelSettings
+from bot.db import queries
 from bot.db.engine import Database
 from bot.db.models import Duel, MemberLanguage
 from bot.i18n.context import current_language, speaking
@@ -330,3 +331,20 @@ async def test_a_challenge_posts_and_starts_its_duel_in_the_servers_language(
     assert await _stored_language(database, fought.duel.id) == "de"
     posts = await outbox_rows(database, kind="challenge")
     assert [post.language for post in posts] == ["de", "de"]
+
+
+async def test_remember_many_stores_the_changed_members_in_one_transaction(
+    services: Services, database: Database
+) -> None:
+    languages = services.languages
+    heard = {900 + n: ("de" if n % 2 else "en-US") for n in range(20)}
+    remembered = await languages.remember_many(heard)
+    assert remembered == {u: ("de" if (u - 900) % 2 else "en") for u in heard}
+    async with database.transaction() as session:
+        stored = await queries.member_languages(session, list(heard))
+    assert stored == remembered
+    # a member never heard from is read once, then known to have nothing stored
+    assert await languages.language_of(999_999) is None
+    assert 999_999 in languages._never_heard
+    await languages.remember(999_999, "de")
+    assert await languages.language_of(999_999) == "de"
