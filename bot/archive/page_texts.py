@@ -185,6 +185,12 @@ def script_texts(export: dict[str, Any]) -> dict[str, Any]:
         "closed": _("Closed {when}", **kept("when")),
         "closed_why": _("Closed {when} ({reason})", **kept("when", "reason")),
         "closed_why_only": _("Closed ({reason})", **kept("reason")),
+        # how a round came to close, as the page shows it in brackets after "Closed"
+        "close_reasons": {
+            "deadline": _p("close reason", "deadline"),
+            "commander": _p("close reason", "commander"),
+            "all_submitted": _p("close reason", "all submitted"),
+        },
         "rolls_heading": _("Rolls ({count})", **kept("count")),
         "no_dice": _("No dice were rolled in this round."),
         "log_step": _("log step {step}", **kept("step")),

@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.db import queries
 from bot.db.models import fits_id
-from bot.i18n.context import _
+from bot.i18n.context import _, speaking
 from bot.rules import registry
 from bot.rules.adjudication import adjudication_keys, adjudication_settings
 from bot.rules.base import SIDES
@@ -187,7 +187,10 @@ class DuelReads(DuelUseCases):
         async with transaction(self._db) as session:
             duel = await self._get_duel(session, duel_id, guild_id)
             records = tuple(round_record(r) for r in await queries.rounds_of(session, duel.id))
-            return DuelHistory(await self._view(session, duel), records)
+            # The duel's record, in its language as its rounds were published (an export
+            # and the archive page show it whole): how it ended reads as its posts did.
+            with speaking(duel.language):
+                return DuelHistory(await self._view(session, duel), records)
 
     async def published_round(self, duel_id: int, round_no: int) -> dict[str, Any]:
         """A closed (or undone) round as `duelbot verify` reads it: the adjudicate input

@@ -396,7 +396,9 @@
         return Array.isArray(f) ? f[0] + ": " + f[1] : String(f);
       }).join(" \u00b7 ") }));
     }
-    var closeWhy = r.close_reason ? humanize(r.close_reason).toLowerCase() : null;
+    var closeWhy = r.close_reason
+      ? (get(get(TEXTS, "close_reasons"), r.close_reason) || humanize(r.close_reason).toLowerCase())
+      : null;
     var closedText = r.closed_at
       ? (closeWhy ? t("closed_why", { when: when(r.closed_at), reason: closeWhy }) : t("closed", { when: when(r.closed_at) }))
       : (closeWhy ? t("closed_why_only", { reason: closeWhy }) : "");
@@ -412,8 +414,9 @@
       var list = el("ol", { className: "rolls" });
       rolls.forEach(function (roll, k) {
         var purpose = get(roll, "purpose");
+        var purposeShown = purpose ? (get(result.roll_purposes, purpose) || humanize(purpose)) : "";
         var what = el("span", { className: "what" },
-          nameOf(get(roll, "for")) + (purpose ? " \u00b7 " + humanize(purpose) : ""));
+          nameOf(get(roll, "for")) + (purpose ? " \u00b7 " + purposeShown : ""));
         if (fed[k] !== null) {
           what.appendChild(document.createTextNode(" "));
           what.appendChild(el("span", { className: "fed" }, "\u2192 ",
