@@ -48,7 +48,7 @@ def _results(sb: Sandbox, channel_id: str, duel_id: str) -> list[dict[str, Any]]
 
 def _wait_results(sb: Sandbox, channel: str, duel_id: str, count: int) -> None:
     wait_until(
-        lambda: len(_results(sb, channel, duel_id)) >= count, 20, f"result {count} of {duel_id}"
+        lambda: len(_results(sb, channel, duel_id)) >= count, 60, f"result {count} of {duel_id}"
     )
 
 
