@@ -232,17 +232,20 @@ async def newest_live_duel_language(session: AsyncSession, user_id: int) -> str 
     """The language of the newest live duel ``user_id`` fights in (None: none, or one
     started before duels had a language): whom the bot never heard from is answered in
     their duel's language."""
-    found = await session.execute(
-        select(Duel.language)
-        .where(
-            or_(Duel.a_user_id == user_id, Duel.b_user_id == user_id),
-            Duel.status == "live",
-        )
-        .order_by(Duel.id.desc())
-        .limit(1)
-    )
+    found = await session.execute(_NEWEST_LIVE_DUEL_LANGUAGE, {"user_id": user_id})
     language = found.scalar_one_or_none()
     return None if language is None else str(language)
+
+
+def dm_language_rows(conn: Connection, user_id: int) -> tuple[str | None, str | None]:
+    """In the move's own hop (a DM from a member this process does not know yet): the
+    language ``user_id`` last used with the bot, and, only when none is stored, their
+    newest live duel's (``newest_live_duel_language``)."""
+    stored = _MEMBER_LANGUAGE_RUN.rows(conn, {"user_id": user_id})
+    if stored:
+        return str(stored[0][0]), None
+    newest = _NEWEST_LIVE_DUEL_LANGUAGE_RUN.rows(conn, {"user_id": user_id})
+    return None, (str(newest[0][0]) if newest and newest[0][0] is not None else None)
 
 
 async def set_member_languages(
@@ -400,6 +403,12 @@ _TARGETS_OF_USER = (
     .order_by(Duel.id)
     .with_for_update()
 )
+_MEMBER_LANGUAGE = select(MemberLanguage.language).where(
+    MemberLanguage.user_id == bindparam("user_id")
+)
+_NEWEST_LIVE_DUEL_LANGUAGE = (
+    select(Duel.language).where(Duel.id.in_(_LIVE_DUELS_OF_USER)).order_by(Duel.id.desc()).limit(1)
+)
 _DUEL_BY_ID = select(*_DUEL_COLUMNS).where(Duel.id == bindparam("duel_id")).with_for_update()
 # Each side's moves in the round: how many were stored (superseded ones included: the
 # change cap counts them) and the current one (at most one is not superseded).
@@ -442,6 +451,8 @@ _SUPERSEDE_AND_STORE = (
 _TARGET_BY_DUEL_RUN = Prepared(_TARGET_BY_DUEL)
 _TARGETS_OF_USER_RUN = Prepared(_TARGETS_OF_USER)
 _DUEL_BY_ID_RUN = Prepared(_DUEL_BY_ID)
+_MEMBER_LANGUAGE_RUN = Prepared(_MEMBER_LANGUAGE)
+_NEWEST_LIVE_DUEL_LANGUAGE_RUN = Prepared(_NEWEST_LIVE_DUEL_LANGUAGE)
 _ROUND_MOVES_RUN = Prepared(_ROUND_MOVES)
 _SUPERSEDE_RUN = Prepared(_SUPERSEDE)
 _STORE_RUN = Prepared(_STORE, _STORE_COLUMNS)

@@ -34,6 +34,9 @@ def package_locales(package: str) -> Path | None:
 class PackageCatalogs:
     """Looks a ruleset package's message up in its catalog of the current language."""
 
+    def language(self) -> str:
+        return current_language()
+
     def text(self, package: str, context: str | None, msgid: str) -> str | None:
         language = current_language()
         locales = package_locales(package) if language != SOURCE_LANGUAGE else None

@@ -24,12 +24,20 @@ T = TypeVar("T")
 class TextLookup(Protocol):
     """Finds a ruleset package's translation in the current language; None: English."""
 
+    def language(self) -> str:
+        """The language texts are being written in now: what ``per_language`` keeps its
+        results by (the rules never read it otherwise)."""
+        ...
+
     def text(self, package: str, context: str | None, msgid: str) -> str | None: ...
 
     def plural(self, package: str, singular: str, plural: str, count: int) -> str | None: ...
 
 
 class _English:
+    def language(self) -> str:
+        return ""
+
     def text(self, package: str, context: str | None, msgid: str) -> str | None:
         return None
 
@@ -38,17 +46,45 @@ class _English:
 
 
 _installed: list[TextLookup] = [_English()]
+# What ``per_language`` kept; emptied whenever another lookup is installed.
+_kept: list[dict[tuple[int, str], Any]] = []
 
 
 def install_lookup(lookup: TextLookup) -> Callable[[], None]:
     """Use ``lookup`` for every ruleset's texts from now on; returns the undo."""
     previous = _installed[0]
     _installed[0] = lookup
+    _forget_kept()
 
     def undo() -> None:
         _installed[0] = previous
+        _forget_kept()
 
     return undo
+
+
+def _forget_kept() -> None:
+    for kept in _kept:
+        kept.clear()
+
+
+def per_language(make: Callable[[], T]) -> Callable[[], T]:
+    """``make`` (no arguments, its result a function of the language alone: immutable
+    declarations such as a ruleset's words or its moves' labels) built once per language
+    and kept. Built at every read, these cost a move dozens of catalog lookups in the
+    database's thread (issue 27, docs/benchmarks.md)."""
+    kept: dict[tuple[int, str], T] = {}
+    _kept.append(kept)
+
+    def made() -> T:
+        lookup = _installed[0]
+        key = (id(lookup), lookup.language())
+        found = kept.get(key)
+        if found is None:
+            found = kept[key] = make()
+        return found
+
+    return made
 
 
 class RulesetText:
@@ -97,15 +133,17 @@ def N_(msgid: str) -> str:
 
 
 class Localized(Generic[T]):
-    """A class attribute of a ruleset computed at each access, in the reader's language:
+    """A class attribute of a ruleset in the reader's language:
     ``title = Localized(lambda: _("Rule 2.14 Duelling"))``. The language is the scope of
     the code that reads it (bot/i18n/context.py), so a ruleset's words are never frozen in
-    the language of whoever imported it first."""
+    the language of whoever imported it first; each language's value is built once
+    (``per_language``)."""
 
     __slots__ = ("make",)
 
     def __init__(self, make: Callable[[], T]) -> None:
-        self.make = make
+        # once per language (``per_language``): the same words for every read in it
+        self.make = per_language(make)
 
     def __get__(self, obj: object, owner: Any = None) -> T:
         return self.make()

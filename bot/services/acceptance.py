@@ -46,7 +46,8 @@ from bot.services.profiles import clean_name
 class MoveRequest:
     """A move as it came in: ``duel_id`` None for a DM without ``#N``; ``round_no`` from a
     button (a move meant for an earlier round is refused); ``guild_id`` the server /move
-    was used in (None: a DM)."""
+    was used in (None: a DM). ``find_language``: the caller does not know the language to
+    answer in (a DM from a member this process has not heard from): the move's hop reads it."""
 
     user_id: int
     move: str
@@ -54,6 +55,7 @@ class MoveRequest:
     duel_id: int | None = None
     round_no: int | None = None
     guild_id: int | None = None
+    find_language: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,11 @@ class NextStep(StrEnum):
 
 
 class DomainError(Exception):
-    """Root of every error a service raises on purpose."""
+    """Root of every error a service raises on purpose. ``language``: the language its
+    message speaks when the service chose it (a DM move from a member the caller could not
+    place, ``submit_move(find_language=True)``); None: the caller's scope."""
+
+    language: str | None = None
 
     def __init__(
         self,

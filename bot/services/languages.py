@@ -81,4 +81,10 @@ class LanguageService:
             return known
         async with transaction(self._db) as session:
             duel_language = await queries.newest_live_duel_language(session, user_id)
-        return supported_language(duel_language) or SOURCE_LANGUAGE
+        return dm_language_from(None, duel_language)
+
+
+def dm_language_from(stored: str | None, newest_live_duel: str | None) -> str:
+    """The rule of ``dm_language_of``, given what was read: the language stored as the one
+    the member last used, else their newest live duel's, else English."""
+    return stored or supported_language(newest_live_duel) or SOURCE_LANGUAGE

@@ -51,11 +51,13 @@ from bot.services.duel_support import (
 )
 from bot.services.errors import (
     BeforeDeadline,
+    DomainError,
     InvalidInput,
     NextStep,
     RoundNotOpen,
     StateConflict,
 )
+from bot.services.languages import dm_language_from
 from bot.services.message_format import MAX_MOVE_BUTTONS
 from bot.services.messages import (
     FollowsUndo,
@@ -230,28 +232,40 @@ class RoundCommands(DuelUseCases):
         duel_id: int | None = None,
         round_no: int | None = None,
         guild_id: int | None = None,
+        find_language: bool = False,
     ) -> SubmissionReceipt:
         """Record a secret move: every entry (a DM, a button, /move) comes here. One pass in
         one transaction: read the duel, its open round and the round's stored moves (locked),
         decide with ``acceptance.accept``, store the move, and when it completes the round,
         close it right there. ``round_no`` (from a button) refuses moves meant for an
         earlier round. ``guild_id``: the server /move was used in (None: a DM). A duel that
-        is not the sender's (or not of that server) is answered as an unknown number."""
+        is not the sender's (or not of that server) is answered as an unknown number.
+
+        ``find_language`` (a DM from a member the caller does not know): the same pass
+        first reads the language their DMs speak (``LanguageService.dm_language_of``'s
+        rule) and takes the move in it; the receipt's ``language``, or a refusal's, says
+        which. Two reads in the move's own hop, not two transactions before it."""
         if via not in SUBMISSION_CHANNELS:
             raise InvalidInput(
                 _("Unknown submission channel {via}.", via=repr(via)), allowed=SUBMISSION_CHANNELS
             )
-        req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id)
+        req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id, find_language)
         scope = DuelScope.of_duellist(user_id, guild_id)
-        if duel_id is not None and not fits_id(duel_id):
-            raise scope.not_found(duel_id)
+        if duel_id is not None and not fits_id(duel_id) and not find_language:
+            raise scope.not_found(duel_id)  # (else refused in the hop, in their language)
         async with connection_transaction(self._db) as work:
             # read, decide and store in one step (on SQLite: one hop of the database's
             # thread); committed in that step unless the move completes the round
-            duel, rnd, took = await work.run(partial(_take_move, req, scope, self._defaults))
+            duel, rnd, took, language = await work.run(
+                partial(_take_move, req, scope, self._defaults)
+            )
             closed = None
             if took.completes_round:
-                closed = await self._close_after_move(work.session(), duel.id, rnd.id)
+                if language is None:
+                    closed = await self._close_after_move(work.session(), duel.id, rnd.id)
+                else:
+                    with speaking(language):
+                        closed = await self._close_after_move(work.session(), duel.id, rnd.id)
             return SubmissionReceipt(
                 duel_id=duel.id,
                 guild_id=duel.guild_id,
@@ -265,6 +279,7 @@ class RoundCommands(DuelUseCases):
                 closed=closed,
                 changed_from_label=took.changed_from_label,
                 words=took.words,
+                language=language,
             )
 
     async def _close_after_move(
@@ -482,12 +497,32 @@ Taken = tuple[DuelSnapshot, RoundSnapshot, Accepted]
 
 def _take_move(
     req: MoveRequest, scope: DuelScope, defaults: DuelSettings, conn: Connection
-) -> tuple[Taken, bool]:
+) -> tuple[tuple[DuelSnapshot, RoundSnapshot, Accepted, str | None], bool]:
     """The move's whole pass on a sync connection (``Work.run``): the duel and its open
     round (locked) with the round's stored moves, the decision (``acceptance.accept``), the
     store. A refusal raises (the transaction rolls back). Answers whether the
     transaction is finished: yes unless the move completes the round (the close follows
-    in the same transaction)."""
+    in the same transaction). With ``req.find_language`` the pass runs in the language the
+    sender's DMs speak, read first, and answers it too (else None)."""
+    if not req.find_language:
+        (duel, rnd, took), finished = _take_move_in_scope(req, scope, defaults, conn)
+        return (duel, rnd, took, None), finished
+    stored, newest = queries.dm_language_rows(conn, req.user_id)
+    language = dm_language_from(stored, newest)
+    with speaking(language):
+        try:
+            (duel, rnd, took), finished = _take_move_in_scope(req, scope, defaults, conn)
+        except DomainError as refused:
+            refused.language = language
+            raise
+    return (duel, rnd, took, language), finished
+
+
+def _take_move_in_scope(
+    req: MoveRequest, scope: DuelScope, defaults: DuelSettings, conn: Connection
+) -> tuple[Taken, bool]:
+    if req.duel_id is not None and not fits_id(req.duel_id):
+        raise scope.not_found(req.duel_id)
     duel, rnd, stored = _move_snapshot(conn, req)
     if not scope.includes(duel):
         raise scope.not_found(duel.id)

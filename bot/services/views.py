@@ -163,6 +163,9 @@ class SubmissionReceipt:
     changed_from_label: str | None = None  # the ruleset's label of changed_from
     # The round (step) in its ruleset's words: its label, what a move is called, who closes it.
     words: StepWords | None = None
+    # The language the move was taken in when the services chose it (``find_language``):
+    # the receipt is shown in it. None: the caller's.
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from bot.i18n.context import current_language
 from bot.services.outbox import REROUTED_CHANNEL
 from bot.services.views import OutboxItem
 from tests.discord.harness import World, running_world
+from tests.discord.test_full_duel import setup_duel
 from tests.fakediscord import FakeDiscord
 
 
@@ -201,3 +202,43 @@ async def test_an_outbox_post_is_rendered_in_its_own_language() -> None:
         ),
     ]
     assert current_language() == "en"
+
+
+async def test_a_dm_move_from_a_member_not_known_here_finds_their_language_in_its_pass(
+    fake_discord: FakeDiscord, database: Database
+) -> None:
+    """After a restart (nothing known in this process), a DM move is answered in the
+    language the member's DMs speak (theirs as stored, else their duel's) without any read
+    before the move: the move's own pass reads it (issue 27). A refusal speaks it too."""
+    fake = fake_discord
+    async with running_world(fake, database) as w:
+        fake.set_guild_locale(w.guild.id, "de")
+        duel_id = await setup_duel(w)
+        await w.slash(w.commander, "round", "open", duel=duel_id)
+        await fake.wait_for_dms(w.bob.id, 1, timeout=15)
+        # Bob once used the bot in English: stored as the language he last used.
+        await w.services.languages.remember(w.bob.id, "en-US")
+        # As after a restart: this process knows nobody's language.
+        w.bot.member_languages = MemberLanguages(w.services)
+        asked: list[int] = []
+
+        async def asked_first(user_id: int) -> str:  # the read before a move, gone
+            asked.append(user_id)
+            return "en"
+
+        w.services.languages.dm_language_of = asked_first  # type: ignore[method-assign]
+        before = {u: len(fake.dms_to(u)) for u in (w.ann.id, w.bob.id)}
+
+        await fake.send_dm(w.ann.id, "evadee")  # no such move: refused in the duel's German
+        refused = (await fake.wait_for_dms(w.ann.id, before[w.ann.id] + 1, timeout=15))[-1]
+        assert "evadee" in refused.content and "Zug" in refused.content, refused.content
+        await fake.send_dm(w.ann.id, "evade")  # the receipt: German, her duel's language
+        receipt = (await fake.wait_for_dms(w.ann.id, before[w.ann.id] + 2, timeout=15))[-1]
+        assert "Runde 1" in receipt.content and "Duell" in receipt.content, receipt.content
+        await fake.send_dm(w.bob.id, f"#{duel_id} side_swipe")  # English: his own
+        answer = (await fake.wait_for_dms(w.bob.id, before[w.bob.id] + 1, timeout=15))[-1]
+        assert "Move received" in answer.content and "Runde" not in answer.content, answer.content
+        # What the pass found is kept: the next DM asks nothing (known in this process).
+        assert w.bot.member_languages.known(w.ann.id) == "de"
+        assert w.bot.member_languages.known(w.bob.id) == "en"
+        assert asked == []

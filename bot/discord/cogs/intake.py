@@ -29,6 +29,7 @@ from bot.presentation.discord_replies import (
 )
 from bot.rules import registry
 from bot.rules.base import MoveSpec
+from bot.services.errors import DomainError
 from bot.services.scope import DuelScope
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,18 @@ MAX_DM_LENGTH = 200
 # services check the range), not read as part of the move.
 _DUEL_PREFIX = re.compile(r"^\s*#\s*(\d+)\s*[:,.\-]?\s*(.*)$", re.DOTALL)
 _HELP_WORDS = {"help", "?", "moves", "status", "duels"}
+
+
+def dm_move_of(content: str) -> tuple[int | None, str] | None:
+    """A DM's duel number (None: not given) and move, or None when the DM is no move:
+    empty, too long, a word asking for help, or a duel number alone."""
+    text = content.strip()
+    if not text or len(text) > MAX_DM_LENGTH:
+        return None
+    duel_id, move = split_duel_prefix(text)
+    if not move or (duel_id is None and move.casefold() in _HELP_WORDS):
+        return None
+    return duel_id, move
 
 
 def split_duel_prefix(text: str) -> tuple[int | None, str]:
@@ -108,10 +121,11 @@ class Intake(commands.Cog):
         if await self._over_flood_limit(message):
             return
         user_id = message.author.id
-        # The language the member last used, else their DMs' (bot/discord/languages.py).
-        language = await dm_reply_language(self.bot.services, self.bot.member_languages, user_id)
-        with speaking(language):
-            reply = await self.handle_dm(user_id, message.content)
+        languages = self.bot.member_languages
+        known = languages.known(user_id)
+        language, reply = await self.answer_dm(user_id, message.content, known)
+        if known is None:
+            languages.sent_dm(user_id, language)  # their next DM asks the services nothing
         try:
             await message.channel.send(reply, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
@@ -134,8 +148,61 @@ class Intake(commands.Cog):
                 log.warning("Could not send the flood notice to user %s", message.author.id)
         return not decision.allowed
 
+    async def answer_dm(
+        self, user_id: int, content: str, language: str | None
+    ) -> tuple[str, str]:
+        """The answer to a DM and the language it speaks: ``language``, the one this
+        process knows the member by (bot/discord/languages.py), else theirs as the services
+        have it. A move from a member not known here finds it in the move's own pass (a
+        DM move is on the hot path: no read before it); anything else asks first."""
+        parsed = dm_move_of(content)
+        if language is None and parsed is not None:
+            return await self._take_dm_move(user_id, *parsed)
+        if language is None:
+            language = await dm_reply_language(self.bot.services, None, user_id)
+        with speaking(language):
+            return language, await self.handle_dm(user_id, content)
+
     async def handle_dm(self, user_id: int, content: str) -> str:
-        text = content.strip()
+        """The answer to a DM, in the language of the caller's scope."""
+        parsed = dm_move_of(content)
+        if parsed is None:
+            return await self._not_a_move(user_id, content.strip())
+        duel_id, move = parsed
+        try:
+            receipt = await services_of(self.bot).duels.submit_move(
+                user_id=user_id, move=move, via="dm_text", duel_id=duel_id
+            )
+        except Exception as exc:
+            return self._refusal(exc, user_id)
+        return receipt_text(receipt)
+
+    async def _take_dm_move(
+        self, user_id: int, duel_id: int | None, move: str
+    ) -> tuple[str, str]:
+        try:
+            receipt = await services_of(self.bot).duels.submit_move(
+                user_id=user_id, move=move, via="dm_text", duel_id=duel_id, find_language=True
+            )
+        except Exception as exc:
+            chosen = exc.language if isinstance(exc, DomainError) else None
+            if chosen is None:  # refused before the move's pass (the database, say)
+                chosen = await dm_reply_language(self.bot.services, None, user_id)
+            with speaking(chosen):
+                return chosen, self._refusal(exc, user_id)
+        with speaking(receipt.language) as language:
+            return language, receipt_text(receipt)
+
+    @staticmethod
+    def _refusal(exc: Exception, user_id: int) -> str:
+        message = user_message(exc)
+        if message is None:
+            log.exception("Unexpected error while taking a DM move from user %s", user_id)
+            return _(UNEXPECTED)
+        return message
+
+    async def _not_a_move(self, user_id: int, text: str) -> str:
+        """Help, status, or what was wrong with a DM that is no move."""
         if not text:
             return self._help(_("Send your move as text."))
         if len(text) > MAX_DM_LENGTH:
@@ -146,22 +213,10 @@ class Intake(commands.Cog):
             )
             return f"{too_long} {moves_help()}"
         duel_id, move = split_duel_prefix(text)
-        if duel_id is None and move.casefold() in _HELP_WORDS:
-            return await self._status(user_id)
-        if not move:
+        if not move and duel_id is not None:
             which = _("Which move for duel #{duel}?", duel=duel_id)
             return f"{which} {moves_help()}"
-        try:
-            receipt = await services_of(self.bot).duels.submit_move(
-                user_id=user_id, move=move, via="dm_text", duel_id=duel_id
-            )
-        except Exception as exc:
-            message = user_message(exc)
-            if message is None:
-                log.exception("Unexpected error while taking a DM move from user %s", user_id)
-                return _(UNEXPECTED)
-            return message
-        return receipt_text(receipt)
+        return await self._status(user_id)
 
     async def _status(self, user_id: int) -> str:
         rounds = await services_of(self.bot).duels.open_rounds_for_user(user_id)

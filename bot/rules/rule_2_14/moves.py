@@ -10,6 +10,7 @@ from typing import Literal
 from bot.rules.errors import InvalidChoice, InvalidStats
 from bot.rules.rule_2_14.text import N_, _
 from bot.rules.terms import MoveSpec
+from bot.rules.text import per_language
 
 RULESET_ID = "rule-2.14"
 
@@ -36,6 +37,7 @@ MOVE_IDS: tuple[str, ...] = tuple(m.id for m in MOVES)
 LABELS: dict[str, str] = {m.id: m.label for m in MOVES}
 
 
+@per_language
 def moves_shown() -> tuple[MoveSpec, ...]:
     """The moves as members see them: each label in the reader's language."""
     return tuple(replace(m, label=_(m.label)) for m in MOVES)
