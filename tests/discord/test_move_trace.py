@@ -49,7 +49,7 @@ from tests.fakediscord import FakeDiscord, run_bot
 # The goal for the whole path, under 15, met: 14 crossings on SQLite, 13 on
 # PostgreSQL (docs/architecture.md numbers them). The move's own part: the cog ->
 # submit_move, the step handed to the unit of work (``Work.run``; on SQLite called back from
-# the database's own thread, ``SqliteThread._core_step`` -> ``_take_move``: one thread hop
+# the database's own thread, ``SqliteThread._core_step`` -> ``move_pass.take_move``: one thread hop
 # per move), the duel, round and stored moves in one read, the rules asked once
 # (``check_move``), the store, the session the close joins and the receipt's text. The
 # close: its reads, the rules asked once (``adjudicate``: everything the published round
@@ -206,6 +206,9 @@ async def test_one_dm_that_completes_a_round_crosses_layers_fewer_than_15_times(
         await fake.send_dm(w.ann.id, "evade")
         await fake.wait_for_dms(w.ann.id, 2, timeout=15)
         posts = len(fake.messages_in(w.channel_id))
+        # The languages heard so far are stored before the window (in the background, 0.5 s
+        # after the first: not the move's work).
+        await bot.member_languages.settled()
         if not language_known:
             bot.member_languages = MemberLanguages(services)
 
