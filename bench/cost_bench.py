@@ -33,7 +33,8 @@ On PostgreSQL only the sustained click rate is measured, for one and for two pro
 
 Ratios against the echo bot are taken within the same run; figures on a shared 2-core
 machine are noisy, the ratios much less so. ``DUELBOT_PROFILE`` is passed through: set
-``COST_BENCH_PROFILE=/tmp/p`` to cProfile each duelbot process into ``/tmp/p.<label>``.
+``COST_BENCH_PROFILE=/tmp/p`` to cProfile each duelbot process, and the echo bot, into
+``/tmp/p.<label>``.
 """
 
 from __future__ import annotations
@@ -160,8 +161,11 @@ async def spawn(
         "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
     }
     env.pop("DUELBOT_PROFILE", None)
+    profile = os.environ.get("COST_BENCH_PROFILE")
     if db_url is None:
         args = [sys.executable, "-m", "bench.echo_bot"]
+        if profile:  # the floor's profile too, to hold duelbot's against, function by function
+            args[1:1] = ["-m", "cProfile", "-o", f"{profile}.{label}"]
     else:
         config = tmp / f"{label}.toml"
         lines = [
@@ -180,7 +184,6 @@ async def spawn(
         config.write_text("\n".join(lines) + "\n")
         env["DUELBOT_CONFIG"] = str(config)
         env["DUELBOT_DATABASE_URL"] = db_url
-        profile = os.environ.get("COST_BENCH_PROFILE")
         if profile:
             env["DUELBOT_PROFILE"] = f"{profile}.{label}"
         args = [sys.executable, "-m", "bot", "run"]
