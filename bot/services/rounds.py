@@ -5,6 +5,7 @@ Undo is in undo.py."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import nullcontext
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db import queries
-from bot.db.models import Duel, Round, fits_id
+from bot.db.models import Duel, Round
 from bot.i18n.context import _, speaking
 from bot.rules.adjudication import adjudicate
 from bot.rules.base import SIDES
@@ -240,8 +241,6 @@ class RoundCommands(DuelUseCases):
             )
         req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id, find_language)
         scope = DuelScope.of_duellist(user_id, guild_id)
-        if duel_id is not None and not fits_id(duel_id) and not find_language:
-            raise scope.not_found(duel_id)  # (else refused in the hop, in their language)
         async with connection_transaction(self._db) as work:
             # read, decide and store in one step (on SQLite: one hop of the database's
             # thread); committed in that step unless the move completes the round
@@ -250,11 +249,8 @@ class RoundCommands(DuelUseCases):
             )
             closed = None
             if took.completes_round:
-                if language is None:
+                with speaking(language) if language is not None else nullcontext():
                     closed = await self._close_after_move(work.session(), duel.id, rnd.id)
-                else:
-                    with speaking(language):
-                        closed = await self._close_after_move(work.session(), duel.id, rnd.id)
             return SubmissionReceipt(
                 duel_id=duel.id,
                 guild_id=duel.guild_id,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+from contextlib import nullcontext
 
 import discord
 from discord import app_commands
@@ -20,7 +21,7 @@ from bot.discord.cogs.commander import DuelId, own_duel_autocomplete
 from bot.discord.errors import UNEXPECTED, user_message
 from bot.discord.intake_buttons import move_click
 from bot.discord.languages import answering, dm_reply_language
-from bot.i18n.choice import dm_language
+from bot.i18n.choice import dm_language, language_for
 from bot.i18n.context import _, speaking
 from bot.presentation.discord_replies import (
     moves_help,
@@ -156,42 +157,44 @@ class Intake(commands.Cog):
         have it. A move from a member not known here finds it in the move's own pass (a
         DM move is on the hot path: no read before it); anything else asks first."""
         parsed = dm_move_of(content)
-        if language is None and parsed is not None:
-            return await self._take_dm_move(user_id, *parsed)
+        if parsed is not None and language is None:
+            chosen, answer = await self._dm_move(user_id, *parsed, find_language=True)
+            return language_for(chosen), answer
         if language is None:
             language = await dm_reply_language(self.bot.services, None, user_id)
         with speaking(language):
-            return language, await self.handle_dm(user_id, content)
+            if parsed is None:
+                return language, await self._not_a_move(user_id, content.strip())
+            return language, (await self._dm_move(user_id, *parsed))[1]
 
     async def handle_dm(self, user_id: int, content: str) -> str:
         """The answer to a DM, in the language of the caller's scope."""
         parsed = dm_move_of(content)
         if parsed is None:
             return await self._not_a_move(user_id, content.strip())
-        duel_id, move = parsed
-        try:
-            receipt = await services_of(self.bot).duels.submit_move(
-                user_id=user_id, move=move, via="dm_text", duel_id=duel_id
-            )
-        except Exception as exc:
-            return self._refusal(exc, user_id)
-        return receipt_text(receipt)
+        return (await self._dm_move(user_id, *parsed))[1]
 
-    async def _take_dm_move(
-        self, user_id: int, duel_id: int | None, move: str
-    ) -> tuple[str, str]:
+    async def _dm_move(
+        self, user_id: int, duel_id: int | None, move: str, *, find_language: bool = False
+    ) -> tuple[str | None, str]:
+        """The answer to a DM move, and the language the services took it in (None: the
+        caller's scope; with ``find_language`` always one)."""
         try:
             receipt = await services_of(self.bot).duels.submit_move(
-                user_id=user_id, move=move, via="dm_text", duel_id=duel_id, find_language=True
+                user_id=user_id,
+                move=move,
+                via="dm_text",
+                duel_id=duel_id,
+                find_language=find_language,
             )
         except Exception as exc:
             chosen = exc.language if isinstance(exc, DomainError) else None
-            if chosen is None:  # refused before the move's pass (the database, say)
+            if chosen is None and find_language:  # refused before the move's pass
                 chosen = await dm_reply_language(self.bot.services, None, user_id)
-            with speaking(chosen):
+            with speaking(chosen) if chosen is not None else nullcontext():
                 return chosen, self._refusal(exc, user_id)
-        with speaking(receipt.language) as language:
-            return language, receipt_text(receipt)
+        with speaking(receipt.language) if receipt.language is not None else nullcontext():
+            return receipt.language, receipt_text(receipt)
 
     @staticmethod
     def _refusal(exc: Exception, user_id: int) -> str:
