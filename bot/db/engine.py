@@ -101,7 +101,9 @@ def make_engine(
         # async_creator; the URL only names the file (and its sqlite3 options).
         args, options = SQLiteDialect_aiosqlite().create_connect_args(make_url(url))
         options = {**options, "timeout": SQLITE_BUSY_TIMEOUT, **extra}
-        options["check_same_thread"] = True  # only the connection's own thread uses it
+        # the lane's connection runs in the event loop's thread (bot/db/sqlite_thread.py,
+        # "Inline"), one caller at a time
+        options["check_same_thread"] = False  # only the connection's own thread uses it
         engine = create_async_engine(
             url,
             echo=echo,
@@ -214,13 +216,14 @@ class Work:
 
     async def run(self, step: Callable[[Connection], tuple[T, bool]]) -> T:
         """``step`` on a SYNC Core connection in this transaction, so one function of
-        Core statements serves both backends: on SQLite in ONE hop of the database's
-        thread (``SqliteThread.run_core``: the held-back BEGIN IMMEDIATE, every statement
-        of the step), on PostgreSQL through ``AsyncConnection.run_sync`` (no thread).
+        Core statements serves both backends: on SQLite in ONE call of the driver
+        (``SqliteThread.run_core``: the held-back BEGIN IMMEDIATE, every statement of the
+        step; inline on the lane's connection), on PostgreSQL through
+        ``AsyncConnection.run_sync`` (no thread).
 
         The step answers its result and whether the transaction has nothing more to do
         (the caller's decision). Then this unit of work commits it, on SQLite in the same
-        hop (no hop of its own for the COMMIT), on PostgreSQL when the block ends (one
+        call (none of its own for the COMMIT), on PostgreSQL when the block ends (one
         round trip either way); after it, the transaction takes no further work."""
         self._check_open()
         if self.driver is not None:

@@ -1,13 +1,13 @@
 """Statements of the move's hot path, compiled once and run straight on duelbot's own SQLite
 connection.
 
-Why: a move runs four short statements in the database's thread (bot/db/sqlite_thread.py).
+Why: a move runs four short statements on the lane's connection (bot/db/sqlite_thread.py).
 Through SQLAlchemy's ``Connection.execute`` each pays for an execution context, its
 parameter and result objects and the compiled-cache lookup: profiled, about as much CPU as
 sqlite3's own work on these statements (docs/benchmarks.md, issue 25). A :class:`Prepared`
 is one constant Core statement of bot/db/queries.py (the SQL stays written once, there),
 compiled once for the connection's dialect with public SQLAlchemy API; on SQLite it is
-executed on the thread's sqlite3 connection with the column types' own bind and result
+executed on the driver's sqlite3 connection with the column types' own bind and result
 processors (the same conversions SQLAlchemy applies), on any other connection (PostgreSQL)
 through ``Connection.execute`` as before.
 

@@ -362,7 +362,7 @@ async def standing_choices(
 
 # -- a move (issue 25: the one place of its SQL, for every backend and every entry). Core
 # statements built once, run on a SYNC connection of the transaction (``Work.run``: on
-# SQLite in one hop of the database's thread, on PostgreSQL through run_sync): rows instead
+# SQLite in one call of the lane's connection, on PostgreSQL through run_sync): rows instead
 # of ORM objects (building a statement and its cache key cost more than running it).
 
 _DUEL_COLUMNS = (

@@ -1,11 +1,13 @@
 """SQLite's lane: the connection a move's transaction runs on, and the lock every
 transaction of the process takes on SQLite.
 
-Why: a move on SQLite is one hop of the database's thread (bot/db/sqlite_thread.py). Around
-that hop, checking a connection out of SQLAlchemy's async pool and in again (greenlet
+Why: a move on SQLite is one call of duelbot's own driver (bot/db/sqlite_thread.py). Around
+that call, checking a connection out of SQLAlchemy's async pool and in again (greenlet
 switches, the pool's bookkeeping, a shielded close task) cost about 0.3 ms of the event
 loop's CPU per move, measured: as much again as the hop. The lane keeps ONE connection
-checked out for the moves, so a move costs the lock and its hop.
+checked out for the moves, so a move costs the lock and its hop; and that connection runs
+its statements in the event loop's own thread (``SqliteThread.runs_inline``): a move's hop
+to the database's thread cost, under load, three times the move itself.
 
 SQLite has one writer at a time, and every duelbot transaction writes or may write (BEGIN
 IMMEDIATE): the pool of one connection used to be what serialised them in the process. Now
@@ -40,6 +42,7 @@ class SqliteLane:
             if conn is not None:
                 await _discard(conn)
             conn = self._connection = await self.engine.connect()
+            _driver(conn).runs_inline = True  # see bot/db/sqlite_thread.py, "Inline"
         return conn, _driver(conn)
 
     async def dispose(self) -> None:

@@ -26,6 +26,19 @@ transaction then costs one hop less, and one with no statement at all costs none
 ``commit``/``rollback`` outside a transaction is known without a hop (the worker reports
 ``in_transaction`` after every hop) and costs none.
 
+**Inline** (``runs_inline``, set by bot/db/sqlite_lane.py on the moves' connection): ``run``
+calls ``fn`` right away in the caller's thread (the event loop's) instead of hopping. Why:
+under load a move's hop cost the database's thread three times what the move costs alone
+(0.75 against 0.25 ms, docs/benchmarks.md issue 27): sqlite3 gives the GIL up around every
+statement and the COMMIT's fsync, and takes it back from an event loop busy with
+discord.py, and the answer comes back through the loop's self-pipe. Inline a move's
+statements cost what they cost alone, and its fsync'd COMMIT holds the loop for about
+0.25 ms of wall time (measured on this VM). It is safe because the connection is used by
+one caller at a time (the lane's lock) and never while a hop of its own is under way (each
+call is awaited to its end); sqlite3 is opened with ``check_same_thread=False`` for it.
+The thread stays: it opens and closes the connection, and serves the connections that are
+not inline (the ORM pool's).
+
 The connection is opened with ``isolation_level=None``: sqlite3 never begins or commits on
 its own; the transactions are the engine's (and a ``run_core`` step's, when it answers "commit":
 the step's decision). This module never commits of its own accord.
@@ -178,7 +191,9 @@ class SqliteThread:
         self._open = False
         self._pending_begin: str | None = None
         self.in_transaction = False  # as the worker last reported it
-        self.hops = 0  # calls into the worker thread so far (tests and profiling count them)
+        # True: ``run`` runs in the caller's thread (see the module's doc)
+        self.runs_inline = False
+        self.calls = 0  # runs so far, hopped or inline (tests and profiling count them)
 
     # -- opening and the hop -------------------------------------------------------------
 
@@ -242,7 +257,7 @@ class SqliteThread:
             future.set_exception(failure)
 
     def _hop(self, job: _Job) -> asyncio.Future[Any]:
-        self.hops += 1
+        self.calls += 1
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._requests.put((loop, future, job))
@@ -254,6 +269,8 @@ class SqliteThread:
         if not self._open:
             raise ValueError(CLOSED)
         begin, self._pending_begin = self._pending_begin, None
+        if self.runs_inline:
+            return self._run_inline(begin, fn, args)
         # In the caller's context, as asyncio.to_thread does: what the step builds for a
         # reader (a move's label, its round's words) speaks the caller's language scope.
         job = partial(copy_context().run, self._begin_then, begin, fn, args)
@@ -264,6 +281,21 @@ class SqliteThread:
                 self._pending_begin = begin  # the BEGIN itself failed: still to do
             raise
         return result
+
+    def _run_inline(
+        self, begin: str | None, fn: Callable[..., T], args: tuple[Any, ...]
+    ) -> T:
+        self.calls += 1
+        conn = self._sqlite
+        assert conn is not None
+        try:
+            return self._begin_then(begin, fn, args)
+        except BaseException:
+            if begin is not None and not conn.in_transaction:
+                self._pending_begin = begin  # the BEGIN itself failed: still to do
+            raise
+        finally:
+            self.in_transaction = self._in_transaction_in_thread(conn)
 
     def _begin_then(self, begin: str | None, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         conn = self._sqlite

@@ -71,8 +71,8 @@ def _forget_kept() -> None:
 def per_language(make: Callable[[], T]) -> Callable[[], T]:
     """``make`` (no arguments, its result a function of the language alone: immutable
     declarations such as a ruleset's words or its moves' labels) built once per language
-    and kept. Built at every read, these cost a move dozens of catalog lookups in the
-    database's thread (issue 27, docs/benchmarks.md)."""
+    and kept. Built at every read, these cost a move dozens of catalog lookups
+    (issue 27, docs/benchmarks.md)."""
     kept: dict[tuple[int, str], T] = {}
     _kept.append(kept)
 

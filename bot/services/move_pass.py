@@ -1,5 +1,5 @@
-"""A move's pass, the one step of its transaction (``Work.run``; on SQLite one hop of the
-database's thread): read the duel, its open round and the round's stored moves (locked),
+"""A move's pass, the one step of its transaction (``Work.run``; on SQLite one call on the
+lane's connection, inline): read the duel, its open round and the round's stored moves (locked),
 decide (``acceptance.accept``), store. ``RoundCommands.submit_move`` hands it over and
 does the rest (the close a completing move triggers, the receipt)."""
 

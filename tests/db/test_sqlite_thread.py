@@ -1,7 +1,8 @@
 """The SQLite engine runs on duelbot's own connection (bot/db/sqlite_thread.py: one worker
 thread, one sqlite3 connection), plugged in through SQLAlchemy's public ``async_creator``:
-each statement is ONE hop into the thread, a transaction's BEGIN IMMEDIATE rides with its
-first statement, ``Work.run`` runs a whole step in one hop, and it still behaves as
+each statement is ONE hop into the thread (the lane's connection runs inline instead), a
+transaction's BEGIN IMMEDIATE rides with its first statement, ``Work.run`` runs a whole step
+in one call, and it still behaves as
 SQLAlchemy's adapter expects: rows, row counts, RETURNING, executemany, errors,
 transactions, the write lock."""
 
@@ -41,26 +42,26 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 async def test_one_hop_per_statement(db: Database) -> None:
     async with db.transaction() as session:
         driver = await driver_of(session)
-        before = driver.hops
+        before = driver.calls
         new_id = (
             await session.execute(text("INSERT INTO t (v) VALUES ('a') RETURNING id"))
         ).scalar_one()
         # BEGIN IMMEDIATE and the INSERT in one call (SQLAlchemy's aiosqlite adapter: 7)
-        assert driver.hops - before == 1
+        assert driver.calls - before == 1
         await session.execute(text("INSERT INTO t (v) VALUES (:v)"), [{"v": "b"}, {"v": "c"}])
         updated = await session.execute(text("UPDATE t SET v = v || '!' WHERE v != 'a'"))
         assert updated.rowcount == 2  # type: ignore[attr-defined]
         rows = (await session.execute(text("SELECT id, v FROM t ORDER BY id"))).all()
-        assert driver.hops - before == 4
+        assert driver.calls - before == 4
     assert [tuple(r) for r in rows] == [(new_id, "a"), (new_id + 1, "b!"), (new_id + 2, "c!")]
     with pytest.raises(IntegrityError):
         async with db.transaction() as session:
             await session.execute(text("INSERT INTO t (v) VALUES ('z')"))
             await session.execute(text("INSERT INTO t (v) VALUES ('a')"))
-    before = driver.hops
+    before = driver.calls
     async with db.engine.begin():  # a transaction without statements: no hop at all
         pass
-    assert driver.hops == before
+    assert driver.calls == before
     async with db.transaction() as session:  # the failed transaction left nothing
         count = (await session.execute(text("SELECT count(*) FROM t"))).scalar_one()
     assert count == 3
@@ -77,7 +78,7 @@ async def test_a_step_is_one_hop_and_commits_only_when_asked(db: Database) -> No
     assert db.lane is not None
     async with db.lane.lock:
         _, driver = await db.lane.connection()  # the moves' connection (bot/db/sqlite_lane.py)
-    before = driver.hops
+    before = driver.calls
     async with db.connection_transaction() as work:
         # BEGIN IMMEDIATE, two statements and the COMMIT: one hop; the block's end then has
         # nothing left to do (no hop)
@@ -85,8 +86,8 @@ async def test_a_step_is_one_hop_and_commits_only_when_asked(db: Database) -> No
         assert work.finished
         with pytest.raises(RuntimeError):
             work.session()  # the transaction is over: nothing may join it
-    assert driver.hops - before == 1
-    before = driver.hops
+    assert driver.calls - before == 1
+    before = driver.calls
     async with db.connection_transaction() as work:  # not finished: the block commits
         assert await work.run(lambda conn: add(conn, "b")) == 2
         assert not work.finished
@@ -145,3 +146,28 @@ async def test_the_connection_lives_in_one_thread_until_disposed(tmp_path: Path)
     assert not workers[0].is_alive()
     with pytest.raises(ValueError, match="closed"):
         await driver.run(lambda conn: conn.execute("SELECT 1"))
+
+
+async def test_the_lane_runs_a_step_in_the_callers_thread_the_pool_in_its_own(
+    db: Database,
+) -> None:
+    """The moves' connection runs inline (``runs_inline``: no hop to a thread, issue 27);
+    the ORM pool's connection hops to its worker thread. Both commit for real."""
+    here = threading.get_ident()
+
+    def where(conn: Connection) -> tuple[int, bool]:
+        conn.execute(text("INSERT INTO t (v) VALUES ('lane')"))
+        return threading.get_ident(), True
+
+    async with db.connection_transaction() as work:
+        assert await work.run(where) == here
+    async with db.transaction() as session:
+        driver = await driver_of(session)
+        assert not driver.runs_inline
+        pool_thread = await driver.run(lambda _conn: threading.get_ident())
+        count = (await session.execute(text("SELECT count(*) FROM t WHERE v = 'lane'"))).scalar()
+    assert pool_thread != here and count == 1
+    assert db.lane is not None
+    async with db.lane.lock:
+        _, lane_driver = await db.lane.connection()
+    assert lane_driver.runs_inline and not lane_driver.in_transaction

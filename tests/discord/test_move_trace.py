@@ -16,9 +16,10 @@ What counts as a layer crossing (docs/architecture.md, "One move, from DM to pos
   counted: discord.py calling the cog, SQLAlchemy calling an event listener, the event loop
   starting the poster's task.
 
-On SQLite the move's step runs in the database's own thread (bot/db/sqlite_thread.py): the
-hook is installed there too (``sys.setprofile`` is per thread), so those calls count as
-any other.
+On SQLite the ORM transactions run in the pool connection's own thread
+(bot/db/sqlite_thread.py): the hook is installed there too (``sys.setprofile`` is per
+thread), so those calls count as any other. The move's step runs inline, in the event
+loop's thread (the lane's connection, ``SqliteThread.runs_inline``).
 
 Run with ``MOVE_TRACE_PRINT=1`` and ``-s`` to print every crossing in order.
 """
@@ -48,10 +49,10 @@ from tests.fakediscord import FakeDiscord, run_bot
 
 # The issue's goal for the whole path, under 15, met: 14 crossings on SQLite, 13 on
 # PostgreSQL (docs/architecture.md numbers them). The move's own part: the cog ->
-# submit_move, the step handed to the unit of work (``Work.run``; on SQLite called back from
-# the database's own thread, ``SqliteThread._core_step`` -> ``move_pass.take_move``: one thread hop
-# per move), the duel, round and stored moves in one read, the rules asked once
-# (``check_move``), the store, the session the close joins and the receipt's text. The
+# submit_move, the step handed to the unit of work (``Work.run``; on SQLite called back by
+# the lane's connection, ``SqliteThread._core_step`` -> ``move_pass.take_move``: one call
+# per move, inline in the event loop's thread), the duel, round and stored moves in one
+# read, the rules asked once (``check_move``), the store, the session the close joins and the receipt's text. The
 # close: its reads, the rules asked once (``adjudicate``: everything the published round
 # shows, in the ruleset's words); its audit row is an ORM row the service adds itself (no
 # call into bot/db). The poster: the claim, the typed message, the render (which reads the
@@ -161,17 +162,18 @@ def test_layer_trace_counts_a_call_across_layers_once() -> None:
 
 @asynccontextmanager
 async def in_database_thread(database: Database, profile: Any) -> AsyncIterator[None]:
-    """``profile`` also in SQLite's database threads: the lane's, where a move's step runs
-    (bot/db/sqlite_lane.py), and the pool's, where the ORM transactions run (PostgreSQL has
-    none: run_sync runs the step in the event loop's thread)."""
+    """``profile`` also in SQLite's database thread: the pool's, where the ORM transactions
+    run (the lane's connection, where a move's step runs, runs inline in the event loop's
+    thread, bot/db/sqlite_lane.py; PostgreSQL has no thread: run_sync runs the step in the
+    event loop's thread)."""
     async with database.transaction() as session:
         raw = await (await session.connection()).get_raw_connection()
         drivers = [raw.driver_connection]
     if database.lane is not None:
         async with database.lane.lock:
             drivers.append((await database.lane.connection())[1])
-    threads = [driver for driver in drivers if isinstance(driver, SqliteThread)]
-    assert len(threads) == (2 if database.lane is not None else 0)
+    threads = [d for d in drivers if isinstance(d, SqliteThread) and not d.runs_inline]
+    assert len(threads) == (1 if database.lane is not None else 0)
     for driver in threads:
         await driver.run(lambda _conn: sys.setprofile(profile))
     try:
