@@ -52,8 +52,8 @@ from tests.fakediscord import FakeDiscord, run_bot
 # submit_move, the step handed to the unit of work (``Work.run``; on SQLite called back by
 # the lane's connection, ``SqliteThread._core_step`` -> ``move_pass.take_move``: one call
 # per move, inline in the event loop's thread), the duel, round and stored moves in one
-# read, the rules asked once (``check_move``), the store, the session the close joins and the receipt's text. The
-# close: its reads, the rules asked once (``adjudicate``: everything the published round
+# read, the rules asked once (``check_move``), the store, the session the close joins and
+# the receipt's text. The close: its reads, the rules asked once (``adjudicate``: everything the published round
 # shows, in the ruleset's words); its audit row is an ORM row the service adds itself (no
 # call into bot/db). The poster: the claim, the typed message, the render (which reads the
 # published round and asks no ruleset) and the mark.
