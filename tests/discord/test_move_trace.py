@@ -53,10 +53,10 @@ from tests.fakediscord import FakeDiscord, run_bot
 # the lane's connection, ``SqliteThread._core_step`` -> ``move_pass.take_move``: one call
 # per move, inline in the event loop's thread), the duel, round and stored moves in one
 # read, the rules asked once (``check_move``), the store, the session the close joins and
-# the receipt's text. The close: its reads, the rules asked once (``adjudicate``: everything the published round
-# shows, in the ruleset's words); its audit row is an ORM row the service adds itself (no
-# call into bot/db). The poster: the claim, the typed message, the render (which reads the
-# published round and asks no ruleset) and the mark.
+# the receipt's text. The close: its reads, the rules asked once (``adjudicate``:
+# everything the published round shows, in the ruleset's words); its audit row is an ORM
+# row the service adds itself (no call into bot/db). The poster: the claim, the typed
+# message, the render (which reads the published round and asks no ruleset) and the mark.
 MAX_CROSSINGS = 14
 # The move's own part, from the DM to the receipt (everything but _close and the poster).
 MOVE_PART_CEILING = 9
