@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     Connection,
     and_,
     bindparam,
@@ -446,6 +447,18 @@ _SUPERSEDE_AND_STORE = (
     )
 )
 
+# The poster's idle look (issue 27): what its claim would find, read without locking or
+# changing a row.
+_NOW: BindParameter[datetime] = bindparam("now")
+_OUTBOX_DUE = (
+    select(OutboxPost.id)
+    .where(
+        OutboxPost.status == "pending",
+        OutboxPost.next_attempt_at <= _NOW,
+        or_(OutboxPost.claimed_until.is_(None), OutboxPost.claimed_until < _NOW),
+    )
+    .limit(1)
+)
 
 # run straight on SQLite's own connection (bot/db/prepared.py)
 _TARGET_BY_DUEL_RUN = Prepared(_TARGET_BY_DUEL)
@@ -457,6 +470,7 @@ _ROUND_MOVES_RUN = Prepared(_ROUND_MOVES)
 _SUPERSEDE_RUN = Prepared(_SUPERSEDE)
 _STORE_RUN = Prepared(_STORE, _STORE_COLUMNS)
 _SUPERSEDE_AND_STORE_RUN = Prepared(_SUPERSEDE_AND_STORE)
+_OUTBOX_DUE_RUN = Prepared(_OUTBOX_DUE)
 
 #: The column of a ``move_targets`` row that holds the open round's id.
 TARGET_ROUND_ID = 8
@@ -525,3 +539,9 @@ def store_move(
     else:
         _SUPERSEDE_RUN.rows(conn, {"submission_id": supersede_id, "at": at})
         _STORE_RUN.rows(conn, values)
+
+
+def outbox_post_due(conn: Connection, now: datetime) -> bool:
+    """Whether a post is due and unclaimed at ``now``: what the outbox's claim would find
+    (a read; no row is locked or changed)."""
+    return bool(_OUTBOX_DUE_RUN.rows(conn, {"now": now}))

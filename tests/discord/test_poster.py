@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import insert
 
 from bot.config import WorkerSettings
 from bot.db.engine import Database, DatabaseUnavailable
@@ -558,3 +559,57 @@ async def test_a_payload_this_duelbot_cannot_read_is_never_posted_and_says_why(
 async def _failed_row(world: World, post_id: int) -> OutboxPost | None:
     [row] = await world.outbox(id=post_id)
     return row if row.status == "failed" else None
+
+
+async def test_an_idle_poll_only_looks_and_a_post_from_elsewhere_is_still_found(
+    fake: FakeDiscord, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A poll that only timed out reads first (``OutboxService.any_due``) and claims
+    nothing when nothing is due (issue 27: an empty claim took SQLite's write lock every
+    second). A post written where no commit wakes this process (another process: a Core
+    INSERT here) is still found by the next poll and posted once."""
+    quick = WorkerSettings(outbox_poll_seconds=0.05, scheduler_poll_seconds=60.0)
+    async with running_bot(fake, database, workers=quick) as world:
+        await eventually(lambda: world.bot.is_ready(), 10, "bot ready")
+        outbox = world.services.outbox
+        counts = {"claims": 0, "looks": 0}
+        claim, any_due = outbox.claim, outbox.any_due
+
+        async def counted_claim(*args: Any, **kwargs: Any) -> Any:
+            counts["claims"] += 1
+            return await claim(*args, **kwargs)
+
+        async def counted_look() -> bool:
+            counts["looks"] += 1
+            return await any_due()
+
+        monkeypatch.setattr(outbox, "claim", counted_claim)
+        monkeypatch.setattr(outbox, "any_due", counted_look)
+        await asyncio.sleep(0.6)
+        assert counts["looks"] >= 5 and counts["claims"] == 0
+        async with database.engine.begin() as conn:
+            await conn.execute(
+                insert(OutboxPost).values(
+                    dedupe_key="elsewhere:1",
+                    guild_id=world.guild_id,
+                    kind="duel_end",
+                    target="channel",
+                    target_id=world.channel_id,
+                    payload={
+                        "duel_id": 4343,
+                        "reason": "from another process",
+                        "a": {"user_id": world.alice.id, "name": "Alice"},
+                        "b": {"user_id": world.bob.id, "name": "Bob"},
+                    },
+                    status="pending",
+                    attempts=0,
+                    next_attempt_at=utcnow(),
+                    created_at=utcnow(),
+                )
+            )
+        posted = await eventually(
+            lambda: [m for m in fake.messages_in(world.channel_id) if "#4343" in text_of(m)],
+            10,
+            "the post from elsewhere",
+        )
+        assert len(posted) == 1 and counts["claims"] >= 1

@@ -121,9 +121,9 @@ async def test_a_reminder_for_a_closed_round_is_not_sent(
         gate = asyncio.Event()
         drain = world.poster.drain_once
 
-        async def held() -> float:
+        async def held(*, look_first: bool = False) -> float:
             await gate.wait()
-            return await drain()
+            return await drain(look_first=look_first)
 
         monkeypatch.setattr(world.poster, "drain_once", held)
         queued = await world.services.scheduler.enqueue_due_reminders([timedelta(hours=1)])

@@ -345,3 +345,30 @@ async def test_a_close_queues_the_edit_of_every_dm_with_buttons_of_that_round(
             edit.payload["round_id"], edit.payload["side"]
         )
         assert len(found) == 1 and found[0].post_id not in earlier
+
+
+async def test_any_due_tells_what_a_claim_would_find_and_changes_nothing(
+    services: Services, database: Database
+) -> None:
+    """The poster's idle look (issue 27): true exactly when ``claim`` would take a post
+    (pending, due, not held under a live lease), and it claims nothing itself."""
+    assert not await services.outbox.any_due()
+    (first,) = await _enqueue(database, 1)
+    assert await services.outbox.any_due()
+    assert await services.outbox.any_due()  # looking twice claims nothing
+    row = await _row(database, first)
+    assert row.attempts == 0 and row.claimed_by is None
+    claimed = await services.outbox.claim("w1", limit=10)
+    assert [c.id for c in claimed] == [first]
+    assert not await services.outbox.any_due()  # held under its lease
+    await services.outbox.mark_failed(first, "boom")  # retried later, after its backoff
+    assert not await services.outbox.any_due()
+    async with database.transaction() as s:
+        await s.execute(
+            update(OutboxPost)
+            .where(OutboxPost.id == first)
+            .values(next_attempt_at=utcnow() - timedelta(seconds=1))
+        )
+    assert await services.outbox.any_due()
+    await services.outbox.mark_posted(first, 123)
+    assert not await services.outbox.any_due()

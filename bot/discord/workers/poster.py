@@ -30,6 +30,7 @@ import secrets
 import socket
 from collections.abc import Awaitable
 from datetime import timedelta
+from functools import partial
 from typing import Any, Literal
 
 import aiohttp
@@ -115,16 +116,23 @@ class Poster(commands.Cog):
     async def _outbox_loop(self) -> None:
         pacing.BULK.set(True)  # this task's REST requests yield to interactive ones
         await self.bot.wait_until_ready()
+        woken = True  # at the start: claim at once (what an earlier run left, dead claims)
         while not self.bot.is_closed():
             self.outbox_wakeup.clear()
-            pause = await guarded("outbox", self.drain_once)
+            pause = await guarded("outbox", partial(self.drain_once, look_first=not woken))
             if pause > 0:
                 await sleep_until_woken(self.outbox_wakeup, pause)
+            # woken by a commit that queued posts, or more may be waiting: claim; a poll
+            # that only timed out looks first (a read) and claims only if something is due
+            woken = pause == 0 or self.outbox_wakeup.is_set()
 
     # -- claiming and marking -------------------------------------------------------------
 
-    async def drain_once(self) -> float:
-        """Claim and post one batch; returns how long to sleep (0: more may be waiting)."""
+    async def drain_once(self, *, look_first: bool = False) -> float:
+        """Claim and post one batch; returns how long to sleep (0: more may be waiting).
+        ``look_first``: claim only if a post is due (``OutboxService.any_due``, a read)."""
+        if look_first and not await self.services.outbox.any_due():
+            return self.settings.workers.outbox_poll_seconds
         posts = await self.services.outbox.claim(self.worker_id, limit=BATCH, lease=LEASE)
         # Posts to one target (a channel, a user) go out in order; different targets at once,
         # so a batch costs about its slowest target rather than the sum of its round trips.
