@@ -242,8 +242,8 @@ class RoundCommands(DuelUseCases):
         req = MoveRequest(user_id, move, via, duel_id, round_no, guild_id, find_language)
         scope = DuelScope.of_duellist(user_id, guild_id)
         async with connection_transaction(self._db) as work:
-            # read, decide and store in one step (on SQLite: one hop of the database's
-            # thread); committed in that step unless the move completes the round
+            # read, decide and store in one step (on SQLite: one call on the lane's
+            # connection, inline); committed in that step unless the move completes the round
             duel, rnd, took, language = await work.run(
                 partial(take_move, req, scope, self._defaults)
             )
