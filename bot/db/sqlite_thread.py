@@ -27,17 +27,19 @@ transaction then costs one hop less, and one with no statement at all costs none
 ``in_transaction`` after every hop) and costs none.
 
 **Inline** (``runs_inline``, set by bot/db/sqlite_lane.py on the moves' connection): ``run``
-calls ``fn`` right away in the caller's thread (the event loop's) instead of hopping. Why:
-under load a move's hop cost the database's thread three times what the move costs alone
-(0.75 against 0.25 ms, docs/benchmarks.md issue 27): sqlite3 gives the GIL up around every
-statement and the COMMIT's fsync, and takes it back from an event loop busy with
-discord.py, and the answer comes back through the loop's self-pipe. Inline a move's
-statements cost what they cost alone, and its fsync'd COMMIT holds the loop for about
-0.25 ms of wall time (measured on this VM). It is safe because the connection is used by
-one caller at a time (the lane's lock) and never while a hop of its own is under way (each
-call is awaited to its end); sqlite3 is opened with ``check_same_thread=False`` for it.
-The thread stays: it opens and closes the connection, and serves the connections that are
-not inline (the ORM pool's).
+calls ``fn`` right away in the caller's thread (the event loop's) instead of hopping; only
+the COMMIT hops (``commit``, and ``run_core`` when its step asks for one). Why: under load
+a move's hop cost the database's thread three times what the move costs alone (0.75
+against 0.25 ms, docs/benchmarks.md issue 27): sqlite3 gives the GIL up around every
+statement and takes it back from an event loop busy with discord.py. Inline, the
+statements cost what they cost alone. The COMMIT stays in the thread because its fsync
+waits for the disk: 0.25 ms on a quiet disk, far more when other commits flush at the
+same time, and the event loop must not stand still meanwhile (it did, in
+``bench.discord_bench``, when the COMMIT ran inline too: DM p99 20 -> 107 ms). It is safe
+because the connection is used by one caller at a time (the lane's lock) and never while
+a hop of its own is under way (each is awaited to its end, a cancelled COMMIT too);
+sqlite3 is opened with ``check_same_thread=False`` for it. The thread also opens and
+closes the connection, and serves the connections that are not inline (the ORM pool's).
 
 The connection is opened with ``isolation_level=None``: sqlite3 never begins or commits on
 its own; the transactions are the engine's (and a ``run_core`` step's, when it answers "commit":
@@ -193,7 +195,9 @@ class SqliteThread:
         self.in_transaction = False  # as the worker last reported it
         # True: ``run`` runs in the caller's thread (see the module's doc)
         self.runs_inline = False
-        self.calls = 0  # runs so far, hopped or inline (tests and profiling count them)
+        # (tests and profiling count them) hops into the worker thread; runs in the caller's
+        self.hops = 0
+        self.inline_runs = 0
 
     # -- opening and the hop -------------------------------------------------------------
 
@@ -257,7 +261,7 @@ class SqliteThread:
             future.set_exception(failure)
 
     def _hop(self, job: _Job) -> asyncio.Future[Any]:
-        self.calls += 1
+        self.hops += 1
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._requests.put((loop, future, job))
@@ -285,7 +289,7 @@ class SqliteThread:
     def _run_inline(
         self, begin: str | None, fn: Callable[..., T], args: tuple[Any, ...]
     ) -> T:
-        self.calls += 1
+        self.inline_runs += 1
         conn = self._sqlite
         assert conn is not None
         try:
@@ -310,23 +314,50 @@ class SqliteThread:
         """``step(sync_connection, *args)`` in the worker thread (one hop), on a SYNC
         SQLAlchemy ``Connection`` over this sqlite3 connection, in the transaction begun
         (the held-back BEGIN first). The step answers its result and whether to commit:
-        its caller's decision, carried out in the same hop. Returned as the step's."""
-        return await self.run(self._core_step, step, args)
+        its caller's decision, carried out in the same hop. Returned as the step's.
+        Inline (``runs_inline``): the step runs in the caller's thread and the COMMIT, if
+        asked, in the worker's (``_commit_in_thread``)."""
+        if not self.runs_inline:
+            return await self.run(self._core_step, step, args, True)
+        done: tuple[T, bool] = await self.run(self._core_step, step, args, False)
+        if done[1]:
+            await self._commit_in_thread()
+        return done
 
     def _core_step(
         self,
         conn: sqlite3.Connection,
         step: Callable[..., tuple[T, bool]],
         args: tuple[Any, ...],
+        commit_here: bool,
     ) -> tuple[T, bool]:
         core = self._core_connection(conn)
         try:
             result, commit = step(core, *args)
         finally:
             core.rollback()  # SQLAlchemy's bookkeeping only: the lent rollback does nothing
-        if commit:
+        if commit and commit_here:
             conn.commit()
         return result, commit
+
+    async def _commit_in_thread(self) -> None:
+        """An inline connection's COMMIT, in the worker thread: the fsync that makes it
+        durable waits for the disk there, and the event loop goes on meanwhile."""
+        if not self._open:
+            raise ValueError(CLOSED)
+        committed = self._hop(self._commit_now)
+        try:
+            await asyncio.shield(committed)
+        except asyncio.CancelledError:
+            # The COMMIT goes on in the thread: nobody may use the connection (inline, in
+            # the caller's thread) before it has ended.
+            await asyncio.wait({committed})
+            raise
+
+    def _commit_now(self) -> None:
+        conn = self._sqlite
+        assert conn is not None
+        conn.commit()
 
     def _core_connection(self, conn: sqlite3.Connection) -> Connection:
         if self._core is None or self._core.invalidated:
@@ -372,6 +403,10 @@ class SqliteThread:
 
     # (methodcaller: a sqlite3.connect(factory=...) subclass's own commit is the one called)
     async def commit(self) -> None:
+        if self.runs_inline and self.in_transaction:
+            self._pending_begin = None
+            await self._commit_in_thread()
+            return
         await self._end(methodcaller("commit"))
 
     async def rollback(self) -> None:

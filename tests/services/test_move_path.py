@@ -185,12 +185,14 @@ async def test_a_move_is_one_hop_on_sqlite(
         pool_driver = raw.driver_connection  # the ORM transactions' connection
     assert isinstance(driver, SqliteThread) and isinstance(pool_driver, SqliteThread)
     for move in ("ev", "ss"):  # a first move, then a change of it
-        before, pool_before = driver.calls, pool_driver.calls
+        before, hops, pool_before = driver.inline_runs, driver.hops, pool_driver.hops
         receipt = await services.duels.submit_move(
             user_id=ALICE.user_id, move=move, via="dm_button", duel_id=duel_id
         )
-        assert driver.calls - before == 1 and receipt.closed is None
-        assert pool_driver.calls == pool_before  # the pool's connection is not touched
+        # the move's pass in one run (inline), its COMMIT in one hop to the thread
+        assert driver.inline_runs - before == 1 and driver.hops - hops == 1
+        assert receipt.closed is None
+        assert pool_driver.hops == pool_before  # the pool's connection is not touched
     completing = await services.duels.submit_move(user_id=BOB.user_id, move="ev", via="dm_text")
     assert completing.closed is not None
     stored = sorted((s.side, s.move, s.superseded_at is None) for s in await submissions(database))
