@@ -5,9 +5,10 @@ Why: a move on SQLite is one call of duelbot's own driver (bot/db/sqlite_thread.
 that call, checking a connection out of SQLAlchemy's async pool and in again (greenlet
 switches, the pool's bookkeeping, a shielded close task) cost about 0.3 ms of the event
 loop's CPU per move, measured: as much again as the hop. The lane keeps ONE connection
-checked out for the moves, so a move costs the lock and its hop; and that connection runs
-its statements in the event loop's own thread (``SqliteThread.runs_inline``): a move's hop
-to the database's thread cost, under load, three times the move itself.
+checked out for the moves, so a move costs the lock and its call; and that connection runs
+its statements in the event loop's own thread (``SqliteThread.runs_inline``; a move's hop
+to the database's thread cost, under load, three times the move itself), only its COMMIT
+in the database's thread (the fsync must not stop the event loop).
 
 SQLite has one writer at a time, and every duelbot transaction writes or may write (BEGIN
 IMMEDIATE): the pool of one connection used to be what serialised them in the process. Now

@@ -34,8 +34,8 @@ against 0.25 ms, docs/benchmarks.md issue 27): sqlite3 gives the GIL up around e
 statement and takes it back from an event loop busy with discord.py. Inline, the
 statements cost what they cost alone. The COMMIT stays in the thread because its fsync
 waits for the disk: 0.25 ms on a quiet disk, far more when other commits flush at the
-same time, and the event loop must not stand still meanwhile (it did, in
-``bench.discord_bench``, when the COMMIT ran inline too: DM p99 20 -> 107 ms). It is safe
+same time, and the event loop must not stand still meanwhile (docs/decisions.md, "Cost
+per move, the fifth pass"). It is safe
 because the connection is used by one caller at a time (the lane's lock) and never while
 a hop of its own is under way (each is awaited to its end, a cancelled COMMIT too);
 sqlite3 is opened with ``check_same_thread=False`` for it. The thread also opens and
