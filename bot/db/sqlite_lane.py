@@ -6,9 +6,8 @@ that call, checking a connection out of SQLAlchemy's async pool and in again (gr
 switches, the pool's bookkeeping, a shielded close task) cost about 0.3 ms of the event
 loop's CPU per move, measured: as much again as the hop. The lane keeps ONE connection
 checked out for the moves, so a move costs the lock and its call; and that connection runs
-its statements in the event loop's own thread (``SqliteThread.runs_inline``; a move's hop
-to the database's thread cost, under load, three times the move itself), only its COMMIT
-in the database's thread (the fsync must not stop the event loop).
+its statements and COMMIT in the event loop's own thread (``SqliteThread.runs_inline``): a
+move's hop to the database's thread cost, under load, three times the move itself.
 
 SQLite has one writer at a time, and every duelbot transaction writes or may write (BEGIN
 IMMEDIATE): the pool of one connection used to be what serialised them in the process. Now

@@ -27,18 +27,17 @@ transaction then costs one hop less, and one with no statement at all costs none
 ``in_transaction`` after every hop) and costs none.
 
 **Inline** (``runs_inline``, set by bot/db/sqlite_lane.py on the moves' connection): ``run``
-calls ``fn`` right away in the caller's thread (the event loop's) instead of hopping; only
-the COMMIT hops (``commit``, and ``run_core`` when its step asks for one). Why: under load
-a move's hop cost the database's thread three times what the move costs alone (0.75
-against 0.25 ms, docs/benchmarks.md issue 27): sqlite3 gives the GIL up around every
-statement and takes it back from an event loop busy with discord.py. Inline, the
-statements cost what they cost alone. The COMMIT stays in the thread because its fsync
-waits for the disk: 0.25 ms on a quiet disk, far more when other commits flush at the
-same time, and the event loop must not stand still meanwhile (docs/decisions.md, "Cost
-per move, the fifth pass"). It is safe
-because the connection is used by one caller at a time (the lane's lock) and never while
-a hop of its own is under way (each is awaited to its end, a cancelled COMMIT too);
-sqlite3 is opened with ``check_same_thread=False`` for it. The thread also opens and
+calls ``fn`` right away in the caller's thread (the event loop's) instead of hopping, the
+COMMIT included. Why: under load a move's hop cost the database's thread three times what
+the move costs alone (0.75 against 0.25 ms, docs/benchmarks.md issue 27): sqlite3 gives
+the GIL up around every statement and the COMMIT's fsync, and takes it back from an event
+loop busy with discord.py. Inline, a move costs what it costs alone, and its fsync'd
+COMMIT holds the event loop for the disk's flush: 0.23 ms of wall time here. Keeping only
+the COMMIT in the thread was measured too, and was worse: its hand-back waits for the GIL
+behind the busy event loop, with the lane's lock held (docs/decisions.md, "Cost per move,
+the fifth pass"). It is safe because the connection is used by one caller at a time (the
+lane's lock) and never while a hop of its own is under way (each call is awaited to its
+end); sqlite3 is opened with ``check_same_thread=False`` for it. The thread opens and
 closes the connection, and serves the connections that are not inline (the ORM pool's).
 
 The connection is opened with ``isolation_level=None``: sqlite3 never begins or commits on
@@ -314,50 +313,24 @@ class SqliteThread:
         """``step(sync_connection, *args)`` in the worker thread (one hop), on a SYNC
         SQLAlchemy ``Connection`` over this sqlite3 connection, in the transaction begun
         (the held-back BEGIN first). The step answers its result and whether to commit:
-        its caller's decision, carried out in the same hop. Returned as the step's.
-        Inline (``runs_inline``): the step runs in the caller's thread and the COMMIT, if
-        asked, in the worker's (``_commit_in_thread``)."""
-        if not self.runs_inline:
-            return await self.run(self._core_step, step, args, True)
-        done: tuple[T, bool] = await self.run(self._core_step, step, args, False)
-        if done[1]:
-            await self._commit_in_thread()
-        return done
+        its caller's decision, carried out in the same hop (inline: the same call).
+        Returned as the step's."""
+        return await self.run(self._core_step, step, args)
 
     def _core_step(
         self,
         conn: sqlite3.Connection,
         step: Callable[..., tuple[T, bool]],
         args: tuple[Any, ...],
-        commit_here: bool,
     ) -> tuple[T, bool]:
         core = self._core_connection(conn)
         try:
             result, commit = step(core, *args)
         finally:
             core.rollback()  # SQLAlchemy's bookkeeping only: the lent rollback does nothing
-        if commit and commit_here:
+        if commit:
             conn.commit()
         return result, commit
-
-    async def _commit_in_thread(self) -> None:
-        """An inline connection's COMMIT, in the worker thread: the fsync that makes it
-        durable waits for the disk there, and the event loop goes on meanwhile."""
-        if not self._open:
-            raise ValueError(CLOSED)
-        committed = self._hop(self._commit_now)
-        try:
-            await asyncio.shield(committed)
-        except asyncio.CancelledError:
-            # The COMMIT goes on in the thread: nobody may use the connection (inline, in
-            # the caller's thread) before it has ended.
-            await asyncio.wait({committed})
-            raise
-
-    def _commit_now(self) -> None:
-        conn = self._sqlite
-        assert conn is not None
-        conn.commit()
 
     def _core_connection(self, conn: sqlite3.Connection) -> Connection:
         if self._core is None or self._core.invalidated:
@@ -403,10 +376,6 @@ class SqliteThread:
 
     # (methodcaller: a sqlite3.connect(factory=...) subclass's own commit is the one called)
     async def commit(self) -> None:
-        if self.runs_inline and self.in_transaction:
-            self._pending_begin = None
-            await self._commit_in_thread()
-            return
         await self._end(methodcaller("commit"))
 
     async def rollback(self) -> None:

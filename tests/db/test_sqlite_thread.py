@@ -8,7 +8,6 @@ transactions, the write lock."""
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
@@ -81,14 +80,13 @@ async def test_a_step_is_one_hop_and_commits_only_when_asked(db: Database) -> No
         _, driver = await db.lane.connection()  # the moves' connection (bot/db/sqlite_lane.py)
     before, hops = driver.inline_runs, driver.hops
     async with db.connection_transaction() as work:
-        # BEGIN IMMEDIATE and two statements: one run in the caller's thread; the COMMIT:
-        # one hop (its fsync waits in the worker thread); the block's end then has nothing
-        # left to do
+        # BEGIN IMMEDIATE, two statements and the COMMIT: one run, in the caller's thread
+        # (no hop); the block's end then has nothing left to do
         assert await work.run(lambda conn: add(conn, "a", finish=True)) == 1
         assert work.finished
         with pytest.raises(RuntimeError):
             work.session()  # the transaction is over: nothing may join it
-    assert driver.inline_runs - before == 1 and driver.hops - hops == 1
+    assert driver.inline_runs - before == 1 and driver.hops == hops
     async with db.connection_transaction() as work:  # not finished: the block commits
         assert await work.run(lambda conn: add(conn, "b")) == 2
         assert not work.finished
@@ -173,41 +171,3 @@ async def test_the_lane_runs_a_step_in_the_callers_thread_the_pool_in_its_own(
         _, lane_driver = await db.lane.connection()
     assert lane_driver.runs_inline and not lane_driver.in_transaction
 
-
-async def test_a_cancelled_commit_ends_before_the_lane_is_used_again(
-    db: Database, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The lane's COMMIT runs in the worker thread while its caller waits. A caller
-    cancelled meanwhile still waits for the COMMIT to end (its fsync) before it lets the
-    connection go: the next transaction runs inline on the same connection and must not
-    overlap it."""
-    assert db.lane is not None
-    async with db.lane.lock:
-        _, driver = await db.lane.connection()
-    started, release = threading.Event(), threading.Event()
-    real_commit = driver._commit_now
-
-    def slow_commit() -> None:
-        started.set()
-        release.wait(5)
-        real_commit()
-
-    monkeypatch.setattr(driver, "_commit_now", slow_commit)
-
-    async def move() -> int:
-        async with db.connection_transaction() as work:
-            return await work.run(lambda conn: add(conn, "a", finish=True))
-
-    task = asyncio.create_task(move())
-    while not started.is_set():
-        await asyncio.sleep(0.001)
-    task.cancel()
-    await asyncio.sleep(0.05)
-    assert not task.done()  # the COMMIT is still under way: the caller waits for it
-    release.set()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert not driver.in_transaction
-    monkeypatch.setattr(driver, "_commit_now", real_commit)
-    async with db.connection_transaction() as work:  # the lane is free and consistent
-        assert await work.run(lambda conn: add(conn, "b", finish=True)) == 2

@@ -189,8 +189,8 @@ async def test_a_move_is_one_hop_on_sqlite(
         receipt = await services.duels.submit_move(
             user_id=ALICE.user_id, move=move, via="dm_button", duel_id=duel_id
         )
-        # the move's pass in one run (inline), its COMMIT in one hop to the thread
-        assert driver.inline_runs - before == 1 and driver.hops - hops == 1
+        # the move's pass and its COMMIT in one run, inline: no hop to the thread
+        assert driver.inline_runs - before == 1 and driver.hops == hops
         assert receipt.closed is None
         assert pool_driver.hops == pool_before  # the pool's connection is not touched
     completing = await services.duels.submit_move(user_id=BOB.user_id, move="ev", via="dm_text")
