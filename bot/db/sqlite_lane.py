@@ -42,7 +42,7 @@ class SqliteLane:
             if conn is not None:
                 await _discard(conn)
             conn = self._connection = await self.engine.connect()
-            _driver(conn).runs_inline = True  # see bot/db/sqlite_thread.py, "Inline"
+            await _driver(conn).go_inline()  # see bot/db/sqlite_thread.py, "Inline"
         return conn, _driver(conn)
 
     async def dispose(self) -> None:

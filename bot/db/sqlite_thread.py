@@ -37,8 +37,12 @@ the COMMIT in the thread was measured too, and was worse: its hand-back waits fo
 behind the busy event loop, with the lane's lock held (docs/decisions.md, "Cost per move,
 the fifth pass"). It is safe because the connection is used by one caller at a time (the
 lane's lock) and never while a hop of its own is under way (each call is awaited to its
-end); sqlite3 is opened with ``check_same_thread=False`` for it. The thread opens and
-closes the connection, and serves the connections that are not inline (the ORM pool's).
+end); sqlite3 is opened with ``check_same_thread=False`` for it. The event loop never waits for
+another process's write lock: a transaction's BEGIN is tried inline with a busy timeout of
+0, and when the lock is taken (a second shard's process on the same file) that transaction's
+first call hops to the thread and waits there, with the connection's own busy timeout
+(``go_inline``). The thread opens and closes the connection, and serves the connections
+that are not inline (the ORM pool's).
 
 The connection is opened with ``isolation_level=None``: sqlite3 never begins or commits on
 its own; the transactions are the engine's (and a ``run_core`` step's, when it answers "commit":
@@ -71,6 +75,12 @@ _Request = tuple[asyncio.AbstractEventLoop | None, "asyncio.Future[Any] | None",
 _Outcome = tuple[Any, list[Any], int, int | None]
 
 CLOSED = "Connection closed"  # aiosqlite's words: SQLAlchemy's dialect maps them
+
+
+def _busy_timeout_to_zero(conn: sqlite3.Connection) -> int:
+    (was,) = conn.execute("PRAGMA busy_timeout").fetchone()
+    conn.execute("PRAGMA busy_timeout=0")
+    return int(was)
 
 
 def _is_begin(operation: str, parameters: Any) -> bool:
@@ -192,8 +202,9 @@ class SqliteThread:
         self._open = False
         self._pending_begin: str | None = None
         self.in_transaction = False  # as the worker last reported it
-        # True: ``run`` runs in the caller's thread (see the module's doc)
+        # True: ``run`` runs in the caller's thread (see the module's doc); set by go_inline
         self.runs_inline = False
+        self._busy_ms = 0  # the busy timeout the connection was opened with (go_inline)
         # (tests and profiling count them) hops into the worker thread; runs in the caller's
         self.hops = 0
         self.inline_runs = 0
@@ -272,11 +283,16 @@ class SqliteThread:
         if not self._open:
             raise ValueError(CLOSED)
         begin, self._pending_begin = self._pending_begin, None
+        begin_then = self._begin_then
         if self.runs_inline:
-            return self._run_inline(begin, fn, args)
+            if begin is None or self._begin_at_once(begin):
+                return self._run_inline(fn, args)
+            # Another process holds SQLite's write lock: wait for it in the worker
+            # thread (the busy timeout), not in the event loop's.
+            begin_then = self._begin_waiting
         # In the caller's context, as asyncio.to_thread does: what the step builds for a
         # reader (a move's label, its round's words) speaks the caller's language scope.
-        job = partial(copy_context().run, self._begin_then, begin, fn, args)
+        job = partial(copy_context().run, begin_then, begin, fn, args)
         try:
             result: T = await self._hop(job)
         except BaseException:
@@ -285,18 +301,50 @@ class SqliteThread:
             raise
         return result
 
-    def _run_inline(
+    def _begin_at_once(self, begin: str) -> bool:
+        """Inline: the transaction's BEGIN if SQLite's write lock is free now (the lane's
+        connection has a busy timeout of 0, ``go_inline``); False if another process
+        holds it."""
+        conn = self._sqlite
+        assert conn is not None
+        try:
+            conn.execute(begin)
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                self._pending_begin = begin  # still to do
+                raise
+            return False
+        finally:
+            self.in_transaction = self._in_transaction_in_thread(conn)
+        return True
+
+    def _begin_waiting(
         self, begin: str | None, fn: Callable[..., T], args: tuple[Any, ...]
     ) -> T:
+        """In the worker thread: the BEGIN with the busy timeout the connection was opened
+        with (see ``go_inline``), then ``fn``."""
+        conn = self._sqlite
+        assert conn is not None and begin is not None
+        conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+        try:
+            conn.execute(begin)
+        finally:
+            conn.execute("PRAGMA busy_timeout=0")
+        return fn(conn, *args)
+
+    async def go_inline(self) -> None:
+        """From now on ``run`` runs in the caller's thread (see the module's doc). The busy
+        timeout becomes 0 for the BEGIN tried there; a BEGIN that finds the write lock
+        taken waits in the worker thread, with the timeout the connection had."""
+        self._busy_ms = await self.run(_busy_timeout_to_zero)
+        self.runs_inline = True
+
+    def _run_inline(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         self.inline_runs += 1
         conn = self._sqlite
         assert conn is not None
         try:
-            return self._begin_then(begin, fn, args)
-        except BaseException:
-            if begin is not None and not conn.in_transaction:
-                self._pending_begin = begin  # the BEGIN itself failed: still to do
-            raise
+            return fn(conn, *args)
         finally:
             self.in_transaction = self._in_transaction_in_thread(conn)
 

@@ -8,6 +8,7 @@ transactions, the write lock."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
@@ -171,3 +172,43 @@ async def test_the_lane_runs_a_step_in_the_callers_thread_the_pool_in_its_own(
         _, lane_driver = await db.lane.connection()
     assert lane_driver.runs_inline and not lane_driver.in_transaction
 
+
+
+async def test_the_lane_waits_for_another_process_lock_in_its_thread_not_the_loop(
+    tmp_path: Path,
+) -> None:
+    """A write lock held elsewhere (a second shard's process on the same file): the lane's
+    inline BEGIN finds it taken at once, and the transaction's first call waits in the
+    worker thread, with the busy timeout, while the event loop goes on."""
+    path = tmp_path / "x.db"
+    db = make_database(f"sqlite+aiosqlite:///{path}")
+    try:
+        async with db.engine.begin() as conn:
+            await conn.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)"))
+        assert db.lane is not None
+        async with db.lane.lock:
+            _, driver = await db.lane.connection()
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+
+        async def move() -> int:
+            async with db.connection_transaction() as work:
+                return await work.run(lambda conn: add(conn, "a", finish=True))
+
+        hops = driver.hops
+        task = asyncio.create_task(move())
+        ticks = 0
+        for _ in range(20):  # the loop runs while the move waits for the lock
+            await asyncio.sleep(0.005)
+            ticks += 1
+        assert not task.done() and ticks == 20
+        other.execute("ROLLBACK")
+        other.close()
+        assert await task == 1
+        assert driver.hops - hops == 1  # that one transaction hopped; the next runs inline
+        inline = driver.inline_runs
+        async with db.connection_transaction() as work:
+            assert await work.run(lambda conn: add(conn, "b", finish=True)) == 2
+        assert driver.inline_runs - inline == 1 and driver.hops - hops == 1
+    finally:
+        await db.dispose()
