@@ -103,7 +103,7 @@ def make_engine(
         options = {**options, "timeout": SQLITE_BUSY_TIMEOUT, **extra}
         # the lane's connection runs in the event loop's thread (bot/db/sqlite_thread.py,
         # "Inline"), one caller at a time
-        options["check_same_thread"] = False  # only the connection's own thread uses it
+        options["check_same_thread"] = False
         engine = create_async_engine(
             url,
             echo=echo,
